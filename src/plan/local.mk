@@ -1,0 +1,10 @@
+# plan/: pure C, no MPI. A convenience library linked into libhrelay.so and the tools.
+noinst_LTLIBRARIES += libhrelay_plan.la
+libhrelay_plan_la_SOURCES = \
+	src/plan/error.h src/plan/error.c \
+	src/plan/matrix.h src/plan/matrix.c src/plan/matrix_parse.c \
+	src/plan/plan.h src/plan/plan.c \
+	src/plan/direct.c \
+	src/plan/verify.c \
+	src/plan/plan_json.c \
+	src/plan/local.h src/plan/local.c

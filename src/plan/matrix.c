@@ -1,0 +1,64 @@
+/* The transfer matrix and its load figures. */
+#include <stdlib.h>
+
+#include "plan/matrix.h"
+
+int plan_matrix_init(plan_matrix *m, int p, plan_error *err)
+{
+    m->p = 0;
+    m->bytes = NULL;
+    if (p < 1)
+        return plan_error_set(err, 0, "matrix size %d: need at least one rank", p);
+    m->bytes = calloc((size_t)p * (size_t)p, sizeof *m->bytes);
+    if (!m->bytes)
+        return plan_error_set(err, 0, "out of memory for a %d x %d matrix", p, p);
+    m->p = p;
+    return 0;
+}
+
+void plan_matrix_free(plan_matrix *m)
+{
+    free(m->bytes);
+    m->bytes = NULL;
+    m->p = 0;
+}
+
+uint64_t plan_matrix_sent(const plan_matrix *m, int i)
+{
+    uint64_t s = 0;
+    for (int j = 0; j < m->p; j++)
+        if (j != i)
+            s += plan_matrix_at(m, i, j);
+    return s;
+}
+
+uint64_t plan_matrix_received(const plan_matrix *m, int j)
+{
+    uint64_t s = 0;
+    for (int i = 0; i < m->p; i++)
+        if (i != j)
+            s += plan_matrix_at(m, i, j);
+    return s;
+}
+
+uint64_t plan_matrix_lower_bound(const plan_matrix *m, plan_duplex duplex)
+{
+    uint64_t best = 0;
+    for (int i = 0; i < m->p; i++) {
+        uint64_t s = plan_matrix_sent(m, i), r = plan_matrix_received(m, i);
+        uint64_t load = duplex == PLAN_DUPLEX_HALF ? s + r : (s > r ? s : r);
+        if (load > best)
+            best = load;
+    }
+    return best;
+}
+
+size_t plan_matrix_messages(const plan_matrix *m)
+{
+    size_t n = 0;
+    for (int i = 0; i < m->p; i++)
+        for (int j = 0; j < m->p; j++)
+            if (i != j && plan_matrix_at(m, i, j) != 0)
+                n++;
+    return n;
+}

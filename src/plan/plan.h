@@ -1,0 +1,128 @@
+/* A communication schedule: steps of transfers, each transfer a list of byte segments.
+ * Pure C, no MPI. The JSON form is described in README.md ("Plan format"). */
+#ifndef HRELAY_PLAN_PLAN_H
+#define HRELAY_PLAN_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plan/error.h"
+#include "plan/matrix.h"
+
+/* Schedule families. Names (plan_algo_name) are the HRELAY_ALGO spellings. */
+typedef enum plan_algo {
+    PLAN_ALGO_NATIVE = 0, /* not a plan: the MPI library's own algorithm */
+    PLAN_ALGO_DIRECT = 1, /* weighted bipartite decomposition, bandwidth-optimal (plan/direct.c) */
+    PLAN_ALGO_COUNT
+} plan_algo;
+
+/* The byte range [offset, offset + bytes) of the message from rank origin to rank target. */
+typedef struct plan_segment {
+    int32_t origin;
+    int32_t target;
+    uint64_t offset;
+    uint64_t bytes;
+} plan_segment;
+
+/* One message from src to dst carrying segments [seg_begin, seg_begin + nsegs) of the plan. A
+ * segment with origin != src forwards data src received earlier; target != dst is forwarded on. */
+typedef struct plan_transfer {
+    int32_t src;
+    int32_t dst;
+    size_t seg_begin;
+    size_t nsegs;
+    uint64_t bytes; /* sum of the segments' bytes */
+} plan_transfer;
+
+/* A schedule for p ranks. Step s holds transfers [step_begin[s], step_begin[s + 1]). Within a
+ * step every rank sends at most one and receives at most one transfer (full duplex) or takes
+ * part in at most one transfer (half duplex). Self-messages are not part of a plan. */
+typedef struct plan {
+    int p;
+    plan_algo algo;
+    plan_duplex duplex;
+    uint64_t min_step_bytes; /* the merge threshold the planner used; 0 = exact */
+
+    size_t nsteps;
+    size_t *step_begin; /* nsteps + 1 entries */
+    size_t ntransfers;
+    plan_transfer *transfers;
+    size_t nsegments;
+    plan_segment *segments;
+
+    size_t cap_steps, cap_transfers, cap_segments; /* allocated lengths */
+} plan;
+
+/* Cost model parameters used to print modeled times (JSON "model", text summary). */
+typedef struct plan_model {
+    double alpha_s;         /* seconds per transfer (latency) */
+    double beta_s_per_byte; /* seconds per byte (inverse bandwidth) */
+} plan_model;
+
+/* Options of the direct planner. */
+typedef struct plan_direct_opts {
+    /* 0: exact (bandwidth term == lower bound). Otherwise a step whose decomposition would move
+     * fewer bytes per transfer than this moves up to this many instead (capped by what remains
+     * of each message): fewer steps, bandwidth term at most lower bound + min_step_bytes per
+     * step that was enlarged. */
+    uint64_t min_step_bytes;
+} plan_direct_opts;
+
+/* The HRELAY_ALGO name of algo ("native", "direct"), or "unknown". */
+const char *plan_algo_name(plan_algo algo);
+
+/* Parses a family name; returns 0 and sets *algo, or -1 for an unknown name. */
+int plan_algo_parse(const char *name, plan_algo *algo);
+
+/* Makes pl an empty plan (no steps) for p ranks. Returns 0, or -1 with err set. */
+int plan_init(plan *pl, int p, plan_algo algo, plan_duplex duplex, plan_error *err);
+
+/* Releases a plan's memory; pl may be zero-initialised or already freed. */
+void plan_free(plan *pl);
+
+/* Builder: opens a new (empty) step. Returns 0, or -1 (out of memory) with err set. */
+int plan_begin_step(plan *pl, plan_error *err);
+
+/* Builder: appends a transfer src -> dst to the current step. Returns 0 or -1 with err set. */
+int plan_add_transfer(plan *pl, int src, int dst, plan_error *err);
+
+/* Builder: appends a segment to the last transfer and adds its bytes to the transfer's total.
+ * Returns 0 or -1 with err set. */
+int plan_add_segment(plan *pl, int origin, int target, uint64_t offset, uint64_t bytes,
+                     plan_error *err);
+
+/* Builder: drops the current step if it has no transfer (keeps step_begin consistent). */
+void plan_end_step(plan *pl);
+
+/* Sum over steps of the largest transfer in the step, in bytes: the plan's bandwidth term. */
+uint64_t plan_bandwidth_term(const plan *pl);
+
+/* Modeled time: sum over steps of (alpha + beta * largest transfer of the step). */
+double plan_modeled_cost(const plan *pl, const plan_model *model);
+
+/* Builds the direct schedule of m (self-messages excluded): every step is a matching that
+ * covers each rank whose remaining send or receive load is the current maximum and moves the
+ * same number of bytes over each of its edges. With opts->min_step_bytes == 0 the bandwidth
+ * term equals plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL) exactly and the number of steps is at
+ * most plan_matrix_messages(m) + 2p. Segments of one message appear in increasing offset order.
+ * Deterministic: the same input gives the same plan. opts may be NULL (exact). Returns 0, or -1
+ * with err set (pl then holds no memory). */
+int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err);
+
+/* Checks pl against m independently of any planner: ranks in range, no self-transfer, the step
+ * constraint of pl->duplex, each transfer's byte total, a forwarded segment held by its sender
+ * before it is sent, and every byte of every off-diagonal message delivered to its target
+ * exactly once (nothing missing, nothing twice, nothing left at an intermediate). Returns 0 if
+ * the plan is valid, or -1 with err describing the first violation. */
+int plan_verify(const plan_matrix *m, const plan *pl, plan_error *err);
+
+/* Writes pl as one JSON object (README "Plan format"), with the "model" block computed from m
+ * and model, followed by a newline. Returns 0, or -1 on a write error. */
+int plan_write_json(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model);
+
+/* Writes a short human-readable summary: P, algorithm, steps, transfers, bandwidth term, lower
+ * bound, their ratio, modeled cost. Returns 0, or -1 on a write error. */
+int plan_write_text(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model);
+
+#endif
