@@ -1,20 +1,290 @@
-/* PLACEHOLDER (being replaced by the lead): one step per message. Valid but not optimal. */
+/* The direct schedule: a weighted bipartite decomposition of the transfer matrix into
+ * matchings (Sanders–Solis-Oba Sec. 3 super-packets; Desprez et al.'s stepwise strategy with
+ * weights). Senders are side 0, receivers side 1 of a bipartite graph whose edge (i, j) weighs
+ * the bytes i still has to send to j. Each step takes a matching that covers every vertex whose
+ * remaining load equals the current maximum L and moves t bytes over each matched edge, where t
+ * is the smallest matched weight and no uncovered vertex may end above L - t. So L falls by
+ * exactly t per step (bandwidth term == lower bound), and every step either empties an edge or
+ * makes one more vertex critical for good (steps <= edges + 2P). */
+#include <stdlib.h>
+#include <string.h>
+
 #include "plan/plan.h"
 
-int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err)
+enum { SEND = 0, RECV = 1 };
+
+/* Planner state. Vertex v of side s is (s, v); its neighbours are vertices of side 1 - s. */
+typedef struct direct_state {
+    int p;
+    const plan_matrix *m;
+    uint64_t *w;       /* remaining bytes, p * p, sender-major */
+    uint64_t *load[2]; /* remaining bytes per vertex */
+    int *adj[2];       /* adj[s][v * p + k]: k-th neighbour of (s, v); emptied edges are
+                          dropped lazily, when a scan meets them */
+    int *deg[2];       /* length of the neighbour list */
+    int *mate[2];      /* matched partner or -1 */
+    /* breadth-first search scratch */
+    int *queue;        /* vertices of the searching side */
+    int *parent[2];    /* vertex through which a vertex was reached */
+    unsigned *seen[2]; /* search stamp when reached */
+    unsigned stamp;
+    int *freed;        /* vertices (encoded s * p + v) left unmatched by the last step */
+    int nfreed;
+    uint64_t step;
+} direct_state;
+
+/* Remaining weight of the edge between (s, v) and (1 - s, u). */
+static uint64_t *edge(direct_state *st, int s, int v, int u)
 {
-    if (plan_init(pl, m->p, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, err))
-        return -1;
-    for (int i = 0; i < m->p; i++)
-        for (int j = 0; j < m->p; j++) {
-            uint64_t b = plan_matrix_at(m, i, j);
-            if (i == j || !b)
+    return s == SEND ? &st->w[(size_t)v * st->p + u] : &st->w[(size_t)u * st->p + v];
+}
+
+/* Returns the k-th neighbour of (s, v) whose edge still has bytes, dropping emptied edges met
+ * on the way (the list is reordered from position k on); -1 when the list ends before. */
+static int live_neighbour(direct_state *st, int s, int v, int k)
+{
+    int *list = st->adj[s] + (size_t)v * st->p;
+    while (k < st->deg[s][v]) {
+        if (*edge(st, s, v, list[k]) > 0)
+            return list[k];
+        list[k] = list[--st->deg[s][v]];
+    }
+    return -1;
+}
+
+static void match(direct_state *st, int s, int v, int u)
+{
+    st->mate[s][v] = u;
+    st->mate[1 - s][u] = v;
+}
+
+/* Matches (s, v), if free and loaded, to a free neighbour, scanning from a position that
+ * rotates with the step so that rebuilt matchings spread over the graph. Returns 1 if matched. */
+static int match_free_neighbour(direct_state *st, int s, int v)
+{
+    if (st->mate[s][v] >= 0 || st->load[s][v] == 0)
+        return 0;
+    const int *list = st->adj[s] + (size_t)v * st->p;
+    const int *other = st->mate[1 - s];
+    int start = (int)((st->step + (uint64_t)v) % (uint64_t)st->deg[s][v]);
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = pass ? 0 : start; k < st->deg[s][v] && (pass == 0 || k < start); k++) {
+            /* the cheap test first: emptied edges are dropped only when met as candidates */
+            if (other[list[k]] >= 0)
                 continue;
-            if (plan_begin_step(pl, err) || plan_add_transfer(pl, i, j, err) ||
-                plan_add_segment(pl, i, j, 0, b, err)) {
-                plan_free(pl);
-                return -1;
+            int u = live_neighbour(st, s, v, k);
+            if (u < 0)
+                break;
+            if (other[u] < 0) {
+                match(st, s, v, u);
+                return 1;
             }
         }
     return 0;
+}
+
+/* Covers the unmatched critical vertex (s, r) (load == L) without uncovering any critical
+ * vertex: along an alternating path either to a free vertex of the other side (augmenting) or
+ * to a matched non-critical vertex of side s, which is released. Such a path exists whenever a
+ * matching covering all critical vertices of side s exists, which the load bound guarantees.
+ * Returns 0, or -1 if no path was found (an internal error). */
+static int cover(direct_state *st, int s, int r, uint64_t L)
+{
+    if (match_free_neighbour(st, s, r))
+        return 0;
+    int o = 1 - s, head = 0, tail = 0;
+    unsigned stamp = ++st->stamp;
+    st->queue[tail++] = r;
+    st->seen[s][r] = stamp;
+    while (head < tail) {
+        int x = st->queue[head++];
+        for (int k = 0, j; (j = live_neighbour(st, s, x, k)) >= 0; k++) {
+            if (st->seen[o][j] == stamp)
+                continue;
+            st->seen[o][j] = stamp;
+            st->parent[o][j] = x;
+            int y = st->mate[o][j];
+            if (y >= 0) {
+                if (st->seen[s][y] == stamp)
+                    continue;
+                st->seen[s][y] = stamp;
+                if (st->load[s][y] == L) { /* critical: must stay covered, search on */
+                    st->queue[tail++] = y;
+                    continue;
+                }
+                st->mate[s][y] = -1; /* released; j is re-matched below */
+                st->freed[st->nfreed++] = s * st->p + y;
+            }
+            /* flip the path r ... x - j: every vertex on it stays covered */
+            while (j >= 0) {
+                int xx = st->parent[o][j], prev = st->mate[s][xx];
+                match(st, s, xx, j);
+                j = xx == r ? -1 : prev;
+            }
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* Frees the planner state. */
+static void state_free(direct_state *st)
+{
+    free(st->w);
+    for (int s = 0; s < 2; s++) {
+        free(st->load[s]);
+        free(st->adj[s]);
+        free(st->deg[s]);
+        free(st->mate[s]);
+        free(st->parent[s]);
+        free(st->seen[s]);
+    }
+    free(st->queue);
+    free(st->freed);
+}
+
+/* Allocates and fills the state from m. Returns 0 or -1 (out of memory). */
+static int state_init(direct_state *st, const plan_matrix *m)
+{
+    int p = m->p;
+    size_t pp = (size_t)p * p;
+    memset(st, 0, sizeof *st);
+    st->p = p;
+    st->m = m;
+    st->w = malloc(pp * sizeof *st->w);
+    st->queue = malloc((size_t)p * sizeof *st->queue);
+    st->freed = malloc(2 * (size_t)p * sizeof *st->freed);
+    int ok = st->w && st->queue && st->freed;
+    for (int s = 0; s < 2; s++) {
+        st->load[s] = calloc((size_t)p, sizeof *st->load[s]);
+        st->adj[s] = malloc(pp * sizeof *st->adj[s]);
+        st->deg[s] = calloc((size_t)p, sizeof *st->deg[s]);
+        st->mate[s] = malloc((size_t)p * sizeof *st->mate[s]);
+        st->parent[s] = malloc((size_t)p * sizeof *st->parent[s]);
+        st->seen[s] = calloc((size_t)p, sizeof *st->seen[s]);
+        ok = ok && st->load[s] && st->adj[s] && st->deg[s] && st->mate[s] &&
+             st->parent[s] && st->seen[s];
+    }
+    if (!ok) {
+        state_free(st);
+        return -1;
+    }
+    for (int i = 0; i < p; i++) {
+        st->mate[SEND][i] = st->mate[RECV][i] = -1;
+        for (int j = 0; j < p; j++) {
+            uint64_t b = i == j ? 0 : plan_matrix_at(m, i, j);
+            st->w[(size_t)i * p + j] = b;
+            if (!b)
+                continue;
+            st->load[SEND][i] += b;
+            st->load[RECV][j] += b;
+            st->adj[SEND][(size_t)i * p + st->deg[SEND][i]++] = j;
+            st->adj[RECV][(size_t)j * p + st->deg[RECV][j]++] = i;
+        }
+    }
+    return 0;
+}
+
+/* The largest remaining load of any vertex. */
+static uint64_t max_load(const direct_state *st)
+{
+    uint64_t L = 0;
+    for (int s = 0; s < 2; s++)
+        for (int v = 0; v < st->p; v++)
+            if (st->load[s][v] > L)
+                L = st->load[s][v];
+    return L;
+}
+
+/* Bytes every matched edge moves in this step: the smallest matched weight, limited so that no
+ * uncovered vertex ends above the new maximum, then raised to min_step (capped per edge by
+ * the edge's remaining weight when the step is emitted). */
+static uint64_t step_bytes(const direct_state *st, uint64_t L, uint64_t min_step)
+{
+    uint64_t t = L;
+    for (int s = 0; s < 2; s++)
+        for (int v = 0; v < st->p; v++) {
+            int u = st->mate[s][v];
+            if (u < 0 && st->load[s][v] > 0 && L - st->load[s][v] < t)
+                t = L - st->load[s][v];
+            else if (u >= 0 && s == SEND && st->w[(size_t)v * st->p + u] < t)
+                t = st->w[(size_t)v * st->p + u];
+        }
+    return t < min_step ? min_step : t;
+}
+
+/* Emits the step moving up to t bytes over every matched edge and updates loads, edges and
+ * the matching; releases emptied edges' endpoints into st->freed. Returns 0 or -1 (memory). */
+static int emit_step(direct_state *st, plan *pl, uint64_t t, plan_error *err)
+{
+    if (plan_begin_step(pl, err))
+        return -1;
+    for (int i = 0; i < st->p; i++) {
+        int j = st->mate[SEND][i];
+        if (j < 0)
+            continue;
+        uint64_t *wij = edge(st, SEND, i, j);
+        uint64_t b = *wij < t ? *wij : t;
+        uint64_t offset = plan_matrix_at(st->m, i, j) - *wij;
+        if (plan_add_transfer(pl, i, j, err) || plan_add_segment(pl, i, j, offset, b, err))
+            return -1;
+        *wij -= b;
+        st->load[SEND][i] -= b;
+        st->load[RECV][j] -= b;
+        if (*wij == 0) {
+            st->mate[SEND][i] = st->mate[RECV][j] = -1;
+            st->freed[st->nfreed++] = SEND * st->p + i;
+            st->freed[st->nfreed++] = RECV * st->p + j;
+        }
+    }
+    st->step++;
+    return 0;
+}
+
+/* Re-matches every vertex released by the last step or search where a free neighbour exists,
+ * so the matching stays maximal (no edge has two free ends). */
+static void refill(direct_state *st)
+{
+    for (int k = 0; k < st->nfreed; k++) {
+        int s = st->freed[k] / st->p, v = st->freed[k] % st->p;
+        match_free_neighbour(st, s, v);
+    }
+    st->nfreed = 0;
+}
+
+int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err)
+{
+    uint64_t min_step = opts ? opts->min_step_bytes : 0;
+    direct_state st;
+    if (state_init(&st, m))
+        return plan_error_set(err, 0, "out of memory planning %d ranks", m->p);
+    if (plan_init(pl, m->p, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, err)) {
+        state_free(&st);
+        return -1;
+    }
+    pl->min_step_bytes = min_step;
+    /* every message is at least one transfer of one segment */
+    size_t nnz = plan_matrix_messages(m);
+    if (plan_reserve(pl, nnz, nnz, err)) {
+        plan_free(pl);
+        state_free(&st);
+        return -1;
+    }
+    for (int v = 0; v < st.p; v++)
+        match_free_neighbour(&st, SEND, v);
+    int rc = 0;
+    for (uint64_t L = max_load(&st); L > 0 && rc == 0; L = max_load(&st)) {
+        for (int s = 0; s < 2 && rc == 0; s++)
+            for (int v = 0; v < st.p && rc == 0; v++)
+                if (st.load[s][v] == L && st.mate[s][v] < 0 && cover(&st, s, v, L))
+                    rc = plan_error_set(err, 0, "internal error: no matching covers rank %d", v);
+        refill(&st);
+        if (rc == 0)
+            rc = emit_step(&st, pl, step_bytes(&st, L, min_step), err);
+        refill(&st);
+    }
+    state_free(&st);
+    if (rc)
+        plan_free(pl);
+    return rc;
 }

@@ -61,6 +61,14 @@ static int grow(void **array, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+int plan_reserve(plan *pl, size_t ntransfers, size_t nsegments, plan_error *err)
+{
+    if (grow((void **)&pl->transfers, &pl->cap_transfers, ntransfers, sizeof *pl->transfers) ||
+        grow((void **)&pl->segments, &pl->cap_segments, nsegments, sizeof *pl->segments))
+        return plan_error_set(err, 0, "out of memory for %zu transfers", ntransfers);
+    return 0;
+}
+
 int plan_begin_step(plan *pl, plan_error *err)
 {
     if (grow((void **)&pl->step_begin, &pl->cap_steps, pl->nsteps + 2, sizeof *pl->step_begin))

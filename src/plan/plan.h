@@ -30,8 +30,8 @@ typedef struct plan_segment {
 typedef struct plan_transfer {
     int32_t src;
     int32_t dst;
+    uint32_t nsegs;
     size_t seg_begin;
-    size_t nsegs;
     uint64_t bytes; /* sum of the segments' bytes */
 } plan_transfer;
 
@@ -60,6 +60,11 @@ typedef struct plan_model {
     double beta_s_per_byte; /* seconds per byte (inverse bandwidth) */
 } plan_model;
 
+/* The merge threshold the shim uses when HRELAY_MIN_STEP is not set: a step moving less than
+ * this per transfer is dominated by per-message latency on common networks (alpha / beta is
+ * 2-50 KB for alpha = 2-5 us and 0.1-1 ns per byte). */
+#define PLAN_DEFAULT_MIN_STEP_BYTES ((uint64_t)32768)
+
 /* Options of the direct planner. */
 typedef struct plan_direct_opts {
     /* 0: exact (bandwidth term == lower bound). Otherwise a step whose decomposition would move
@@ -80,6 +85,10 @@ int plan_init(plan *pl, int p, plan_algo algo, plan_duplex duplex, plan_error *e
 
 /* Releases a plan's memory; pl may be zero-initialised or already freed. */
 void plan_free(plan *pl);
+
+/* Builder: makes room for at least the given numbers of transfers and segments in total, so
+ * a planner that knows its output size avoids repeated growth. Returns 0 or -1 with err set. */
+int plan_reserve(plan *pl, size_t ntransfers, size_t nsegments, plan_error *err);
 
 /* Builder: opens a new (empty) step. Returns 0, or -1 (out of memory) with err set. */
 int plan_begin_step(plan *pl, plan_error *err);

@@ -1,5 +1,411 @@
+/* Unit and property tests of plan/: matrix figures, the direct planner, the verifier and the
+ * per-rank view. MPI-free; run by Check. */
 #include <check.h>
 #include <stdlib.h>
-START_TEST(placeholder) { ck_assert_int_eq(1, 1); }
+#include <string.h>
+#include <sys/types.h>
+
+#include "plan/local.h"
+#include "plan/plan.h"
+#include "random_matrix.h"
+
+/* A p x p matrix from a row-major literal. */
+static plan_matrix literal(int p, const uint64_t *v)
+{
+    plan_matrix m;
+    ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+    memcpy(m.bytes, v, sizeof *v * (size_t)p * p);
+    return m;
+}
+
+/* Plans m exactly, checks it with the verifier and returns it. */
+static plan plan_checked(const plan_matrix *m, uint64_t min_step)
+{
+    plan pl;
+    plan_error err = {0};
+    plan_direct_opts o = {.min_step_bytes = min_step};
+    ck_assert_msg(plan_direct(m, &o, &pl, &err) == 0, "plan_direct: %s", err.text);
+    ck_assert_msg(plan_verify(m, &pl, &err) == 0, "verify: %s", err.text);
+    return pl;
+}
+
+START_TEST(matrix_figures)
+{
+    const uint64_t v[9] = {7, 5, 0, /**/ 3, 9, 4, /**/ 0, 6, 1};
+    plan_matrix m = literal(3, v);
+    ck_assert_uint_eq(plan_matrix_sent(&m, 0), 5);
+    ck_assert_uint_eq(plan_matrix_sent(&m, 1), 7);
+    ck_assert_uint_eq(plan_matrix_received(&m, 1), 11);
+    ck_assert_uint_eq(plan_matrix_lower_bound(&m, PLAN_DUPLEX_FULL), 11);
+    ck_assert_uint_eq(plan_matrix_lower_bound(&m, PLAN_DUPLEX_HALF), 18);
+    ck_assert_uint_eq(plan_matrix_messages(&m), 4);
+    plan_matrix_free(&m);
+    plan_error err;
+    ck_assert_int_eq(plan_matrix_init(&m, 0, &err), -1);
+    ck_assert_ptr_null(m.bytes);
+}
 END_TEST
-int main(void) { Suite *s = suite_create("plan"); TCase *t = tcase_create("p"); tcase_add_test(t, placeholder); suite_add_tcase(s, t); SRunner *r = srunner_create(s); srunner_run_all(r, CK_NORMAL); int f = srunner_ntests_failed(r); srunner_free(r); return f ? 1 : 0; }
+
+START_TEST(direct_two_ranks)
+{
+    const uint64_t v[4] = {100, 5, 3, 100};
+    plan_matrix m = literal(2, v);
+    plan pl = plan_checked(&m, 0);
+    ck_assert_uint_eq(pl.nsteps, 2);
+    ck_assert_uint_eq(plan_bandwidth_term(&pl), 5);
+    /* step 0 moves 3 bytes both ways; step 1 the last 2 bytes of 0 -> 1, at offset 3 */
+    ck_assert_uint_eq(pl.step_begin[1], 2);
+    const plan_transfer *last = &pl.transfers[pl.ntransfers - 1];
+    ck_assert_int_eq(last->src, 0);
+    ck_assert_uint_eq(pl.segments[last->seg_begin].offset, 3);
+    ck_assert_uint_eq(last->bytes, 2);
+    plan_free(&pl);
+    plan_matrix_free(&m);
+}
+END_TEST
+
+START_TEST(direct_single_rank_and_zero)
+{
+    const uint64_t one[1] = {42};
+    plan_matrix m = literal(1, one);
+    plan pl = plan_checked(&m, 0);
+    ck_assert_uint_eq(pl.nsteps, 0);
+    plan_free(&pl);
+    plan_matrix_free(&m);
+    ck_assert_int_eq(plan_matrix_init(&m, 5, NULL), 0);
+    pl = plan_checked(&m, 0);
+    ck_assert_uint_eq(pl.nsteps, 0);
+    ck_assert_uint_eq(plan_bandwidth_term(&pl), 0);
+    plan_free(&pl);
+    plan_matrix_free(&m);
+}
+END_TEST
+
+/* A rank count for property tests, mostly small, sometimes up to 64. */
+static int draw_p(uint64_t *st)
+{
+    uint64_t r = rm_below(st, 100);
+    if (r < 70)
+        return 1 + (int)rm_below(st, 16);
+    if (r < 95)
+        return 17 + (int)rm_below(st, 24);
+    return 41 + (int)rm_below(st, 24);
+}
+
+/* An entry bound: tiny (many ties), moderate, or large 64-bit values. */
+static uint64_t draw_max(uint64_t *st)
+{
+    static const uint64_t caps[] = {2, 3, 11, 1000, 1u << 20, (uint64_t)1 << 40};
+    return caps[rm_below(st, sizeof caps / sizeof *caps)];
+}
+
+/* The first step whose transfers do not all move the same number of bytes, or -1. (Check's
+ * assertions are costly: tight loops test first and assert once.) */
+static ssize_t uneven_step(const plan *pl)
+{
+    for (size_t s = 0; s < pl->nsteps; s++)
+        for (size_t t = pl->step_begin[s] + 1; t < pl->step_begin[s + 1]; t++)
+            if (pl->transfers[t].bytes != pl->transfers[pl->step_begin[s]].bytes)
+                return (ssize_t)s;
+    return -1;
+}
+
+/* The paper's guarantees of the exact direct plan, on 10,000 random matrices of every shape:
+ * valid (independent verifier), bandwidth term == lower bound, steps <= messages + 2P, and in
+ * each step every transfer moves the same number of bytes. */
+START_TEST(direct_properties_random)
+{
+    uint64_t st = 0x5eed0001;
+    for (int n = 0; n < 10000; n++) {
+        int p = draw_p(&st);
+        rm_shape shape = (rm_shape)(n % RM_SHAPES);
+        /* dense shapes at large P make big plans: keep them to a few */
+        if ((shape == RM_DENSE || shape == RM_HEAVY_TAILED) && p > 40 && n % 7)
+            p = 24;
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        uint64_t max = draw_max(&st);
+        random_matrix(&m, shape, max, &st);
+        plan pl = plan_checked(&m, 0);
+        uint64_t lb = plan_matrix_lower_bound(&m, PLAN_DUPLEX_FULL);
+        size_t nnz = plan_matrix_messages(&m);
+        ck_assert_msg(plan_bandwidth_term(&pl) == lb, "#%d %s p=%d: bandwidth %llu != bound %llu",
+                      n, rm_shape_name(shape), p, (unsigned long long)plan_bandwidth_term(&pl),
+                      (unsigned long long)lb);
+        ck_assert_msg(pl.nsteps <= nnz + 2 * (size_t)p, "#%d %s p=%d: %zu steps > %zu + 2p", n,
+                      rm_shape_name(shape), p, pl.nsteps, nnz);
+        ck_assert_msg(uneven_step(&pl) < 0, "#%d: step %zd moves different sizes", n,
+                      uneven_step(&pl));
+        plan_free(&pl);
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
+/* The first step with a transfer that is shorter than the step's largest or than min_step
+ * without ending its message, or -1. */
+static ssize_t short_step(const plan_matrix *m, const plan *pl, uint64_t min_step)
+{
+    for (size_t s = 0; s < pl->nsteps; s++) {
+        uint64_t mx = 0;
+        for (size_t t = pl->step_begin[s]; t < pl->step_begin[s + 1]; t++)
+            mx = pl->transfers[t].bytes > mx ? pl->transfers[t].bytes : mx;
+        for (size_t t = pl->step_begin[s]; t < pl->step_begin[s + 1]; t++) {
+            const plan_transfer *tr = &pl->transfers[t];
+            const plan_segment *sg = &pl->segments[tr->seg_begin];
+            int ends = sg->offset + sg->bytes == plan_matrix_at(m, tr->src, tr->dst);
+            if (!ends && (tr->bytes != mx || tr->bytes < min_step))
+                return (ssize_t)s;
+        }
+    }
+    return -1;
+}
+
+/* With a minimum step size the plan stays valid, each step is at least min_step wide unless
+ * every message in it ends, and the bandwidth term exceeds the bound by at most min_step per
+ * step. */
+START_TEST(direct_min_step_random)
+{
+    uint64_t st = 0x5eed0002;
+    for (int n = 0; n < 3000; n++) {
+        int p = draw_p(&st);
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        uint64_t max = draw_max(&st);
+        random_matrix(&m, (rm_shape)(n % RM_SHAPES), max, &st);
+        uint64_t min_step = 1 + rm_below(&st, max);
+        plan pl = plan_checked(&m, min_step);
+        uint64_t lb = plan_matrix_lower_bound(&m, PLAN_DUPLEX_FULL);
+        ck_assert_msg(plan_bandwidth_term(&pl) <= lb + min_step * pl.nsteps,
+                      "#%d p=%d: bandwidth %llu > %llu + %llu * %zu", n, p,
+                      (unsigned long long)plan_bandwidth_term(&pl), (unsigned long long)lb,
+                      (unsigned long long)min_step, pl.nsteps);
+        ck_assert_uint_ge(plan_bandwidth_term(&pl), lb);
+        ssize_t bad = short_step(&m, &pl, min_step);
+        ck_assert_msg(bad < 0, "#%d: step %zd has a short transfer mid-message", n, bad);
+        plan_free(&pl);
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
+START_TEST(direct_deterministic)
+{
+    uint64_t st = 0x5eed0003;
+    for (int n = 0; n < 200; n++) {
+        int p = draw_p(&st);
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        random_matrix(&m, (rm_shape)(n % RM_SHAPES), draw_max(&st), &st);
+        plan a = plan_checked(&m, 0), b = plan_checked(&m, 0);
+        ck_assert_uint_eq(a.nsteps, b.nsteps);
+        ck_assert_uint_eq(a.ntransfers, b.ntransfers);
+        ck_assert_uint_eq(a.nsegments, b.nsegments);
+        ck_assert_int_eq(memcmp(a.step_begin, b.step_begin, (a.nsteps + 1) * sizeof *a.step_begin), 0);
+        ck_assert_int_eq(memcmp(a.segments, b.segments, a.nsegments * sizeof *a.segments), 0);
+        for (size_t t = 0; t < a.ntransfers; t++) {
+            ck_assert_int_eq(a.transfers[t].src, b.transfers[t].src);
+            ck_assert_int_eq(a.transfers[t].dst, b.transfers[t].dst);
+        }
+        plan_free(&a);
+        plan_free(&b);
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
+/* A hand-made plan: p ranks, transfers given as {step, src, dst, origin, target, off, bytes}. */
+typedef struct hand_seg {
+    int step, src, dst, origin, target;
+    uint64_t offset, bytes;
+} hand_seg;
+
+static plan hand_plan(int p, plan_duplex duplex, const hand_seg *h, int n)
+{
+    plan pl;
+    ck_assert_int_eq(plan_init(&pl, p, PLAN_ALGO_DIRECT, duplex, NULL), 0);
+    int step = -1;
+    for (int k = 0; k < n; k++) {
+        while (step < h[k].step) {
+            ck_assert_int_eq(plan_begin_step(&pl, NULL), 0);
+            step++;
+        }
+        if (k == 0 || h[k].step != h[k - 1].step || h[k].src != h[k - 1].src ||
+            h[k].dst != h[k - 1].dst)
+            ck_assert_int_eq(plan_add_transfer(&pl, h[k].src, h[k].dst, NULL), 0);
+        ck_assert_int_eq(plan_add_segment(&pl, h[k].origin, h[k].target, h[k].offset,
+                                          h[k].bytes, NULL), 0);
+    }
+    return pl;
+}
+
+/* Returns the verifier's verdict on a hand-made plan (0 valid, -1 rejected). */
+static int verdict(const plan_matrix *m, plan_duplex duplex, const hand_seg *h, int n)
+{
+    plan pl = hand_plan(m->p, duplex, h, n);
+    plan_error err;
+    int rc = plan_verify(m, &pl, &err);
+    plan_free(&pl);
+    return rc;
+}
+
+START_TEST(verifier_accepts_and_rejects)
+{
+    /* 0 -> 2: 10 bytes; 1 -> 0: 4 bytes */
+    const uint64_t v[9] = {0, 0, 10, /**/ 4, 0, 0, /**/ 0, 0, 0};
+    plan_matrix m = literal(3, v);
+    const hand_seg ok[] = {{0, 0, 2, 0, 2, 0, 6}, {0, 1, 0, 1, 0, 0, 4}, {1, 0, 2, 0, 2, 6, 4}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, ok, 3), 0);
+    /* forwarding: 0 -> 1 carries bytes of 0 -> 2, then 1 forwards them */
+    const hand_seg fwd[] = {{0, 0, 1, 0, 2, 0, 10}, {1, 1, 2, 0, 2, 0, 10}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, fwd, 2), -1); /* 1 -> 0 missing */
+    const hand_seg fwd_ok[] = {{0, 0, 1, 0, 2, 0, 10}, {1, 1, 2, 0, 2, 0, 10}, {2, 1, 0, 1, 0, 0, 4}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, fwd_ok, 3), 0);
+    /* forwarding in the step the data arrives */
+    const hand_seg early[] = {{0, 0, 1, 0, 2, 0, 10}, {0, 1, 2, 0, 2, 0, 10}, {1, 1, 0, 1, 0, 0, 4}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, early, 3), -1);
+    /* data left at the intermediate */
+    const hand_seg stranded[] = {{0, 0, 1, 0, 2, 0, 10}, {1, 1, 0, 1, 0, 0, 4}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, stranded, 2), -1);
+    /* a byte delivered twice */
+    const hand_seg twice[] = {{0, 0, 2, 0, 2, 0, 6}, {0, 1, 0, 1, 0, 0, 4}, {1, 0, 2, 0, 2, 5, 5}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, twice, 3), -1);
+    /* a byte missing */
+    const hand_seg gap[] = {{0, 0, 2, 0, 2, 0, 6}, {0, 1, 0, 1, 0, 0, 4}, {1, 0, 2, 0, 2, 7, 3}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, gap, 3), -1);
+    /* beyond the message */
+    const hand_seg beyond[] = {{0, 0, 2, 0, 2, 0, 11}, {0, 1, 0, 1, 0, 0, 4}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, beyond, 2), -1);
+    /* a rank sending two transfers in one step */
+    const hand_seg two_sends[] = {{0, 0, 2, 0, 2, 0, 6}, {0, 0, 1, 0, 2, 6, 4}, {1, 1, 2, 0, 2, 6, 4},
+                                  {2, 1, 0, 1, 0, 0, 4}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, two_sends, 4), -1);
+    /* half duplex: rank 0 sends and receives in step 0 */
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_HALF, ok, 3), -1);
+    const hand_seg half_ok[] = {{0, 0, 2, 0, 2, 0, 6}, {1, 1, 0, 1, 0, 0, 4}, {2, 0, 2, 0, 2, 6, 4}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_HALF, half_ok, 3), 0);
+    /* the target sends its own data on */
+    const hand_seg bounce[] = {{0, 0, 2, 0, 2, 0, 10}, {0, 1, 0, 1, 0, 0, 4}, {1, 2, 1, 0, 2, 0, 10},
+                               {2, 1, 2, 0, 2, 0, 10}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, bounce, 4), -1);
+    /* a self-transfer */
+    const hand_seg self[] = {{0, 0, 0, 0, 2, 0, 10}, {1, 0, 2, 0, 2, 0, 10}, {1, 1, 0, 1, 0, 0, 4}};
+    ck_assert_int_eq(verdict(&m, PLAN_DUPLEX_FULL, self, 3), -1);
+    plan_matrix_free(&m);
+}
+END_TEST
+
+/* Every valid random plan, broken in one random way, is rejected. */
+START_TEST(verifier_rejects_mutations)
+{
+    uint64_t st = 0x5eed0004;
+    int rejected = 0;
+    for (int n = 0; n < 2000; n++) {
+        int p = 3 + (int)rm_below(&st, 11);
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        random_matrix(&m, RM_DENSE, 1000, &st);
+        plan pl = plan_checked(&m, 0);
+        if (pl.nsegments == 0) {
+            plan_free(&pl);
+            plan_matrix_free(&m);
+            continue;
+        }
+        size_t g = rm_below(&st, pl.nsegments);
+        size_t t = 0;
+        while (!(pl.transfers[t].seg_begin <= g && g < pl.transfers[t].seg_begin + pl.transfers[t].nsegs))
+            t++;
+        switch (n % 5) {
+        case 0: /* one byte fewer */
+            pl.segments[g].bytes--;
+            pl.transfers[t].bytes--;
+            break;
+        case 1: /* shifted by one byte */
+            pl.segments[g].offset++;
+            break;
+        case 2: /* wrong target */
+            pl.segments[g].target = (pl.segments[g].target + 1) % p;
+            if (pl.segments[g].target == pl.segments[g].origin)
+                pl.segments[g].target = (pl.segments[g].target + 1) % p;
+            break;
+        case 3: /* byte count of the transfer disagrees with its segments */
+            pl.transfers[t].bytes++;
+            break;
+        default: /* sent by another rank */
+            pl.transfers[t].src = (pl.transfers[t].src + 1) % p;
+            break;
+        }
+        plan_error err;
+        int rc = plan_verify(&m, &pl, &err);
+        ck_assert_msg(rc == -1, "mutation %d of a %d-rank plan accepted", n % 5, p);
+        rejected++;
+        plan_free(&pl);
+        plan_matrix_free(&m);
+    }
+    ck_assert_int_gt(rejected, 1900);
+}
+END_TEST
+
+START_TEST(local_view)
+{
+    uint64_t st = 0x5eed0005;
+    plan_matrix m;
+    ck_assert_int_eq(plan_matrix_init(&m, 9, NULL), 0);
+    random_matrix(&m, RM_HEAVY_TAILED, 1 << 20, &st);
+    plan pl = plan_checked(&m, 0);
+    for (int r = 0; r < 9; r++) {
+        plan_local lo;
+        ck_assert_int_eq(plan_local_extract(&pl, r, &lo, NULL), 0);
+        uint64_t out = 0, in = 0;
+        for (size_t k = 0; k < lo.nsends; k++) {
+            out += lo.sends[k].bytes;
+            ck_assert(k == 0 || lo.sends[k].step > lo.sends[k - 1].step);
+        }
+        for (size_t k = 0; k < lo.nrecvs; k++) {
+            in += lo.recvs[k].bytes;
+            ck_assert(k == 0 || lo.recvs[k].step > lo.recvs[k - 1].step);
+        }
+        ck_assert_uint_eq(out, plan_matrix_sent(&m, r));
+        ck_assert_uint_eq(in, plan_matrix_received(&m, r));
+        plan_local_free(&lo);
+    }
+    plan_local lo;
+    ck_assert_int_eq(plan_local_extract(&pl, 9, &lo, NULL), -1);
+    plan_free(&pl);
+    plan_matrix_free(&m);
+}
+END_TEST
+
+START_TEST(algo_names)
+{
+    plan_algo a;
+    ck_assert_int_eq(plan_algo_parse("direct", &a), 0);
+    ck_assert_int_eq(a, PLAN_ALGO_DIRECT);
+    ck_assert_str_eq(plan_algo_name(PLAN_ALGO_NATIVE), "native");
+    ck_assert_int_eq(plan_algo_parse("fastest", &a), -1);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("plan");
+    TCase *basic = tcase_create("basic"), *props = tcase_create("properties");
+    tcase_add_test(basic, matrix_figures);
+    tcase_add_test(basic, direct_two_ranks);
+    tcase_add_test(basic, direct_single_rank_and_zero);
+    tcase_add_test(basic, verifier_accepts_and_rejects);
+    tcase_add_test(basic, local_view);
+    tcase_add_test(basic, algo_names);
+    tcase_add_test(props, direct_properties_random);
+    tcase_add_test(props, direct_min_step_random);
+    tcase_add_test(props, direct_deterministic);
+    tcase_add_test(props, verifier_rejects_mutations);
+    tcase_set_timeout(props, 600);
+    suite_add_tcase(s, basic);
+    suite_add_tcase(s, props);
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
