@@ -1,1 +1,30 @@
-# scripts rules
+# Scripts: the hrelay-run wrapper (generated), the developer scripts, and the demo program.
+
+# hrelay-run is generated from scripts/hrelay-run.in with the configured paths substituted.
+bin_SCRIPTS += hrelay-run
+CLEANFILES += hrelay-run
+EXTRA_DIST += scripts/hrelay-run.in
+
+hrelay_run_edit = sed \
+	-e 's|@libdir[@]|$(libdir)|g' \
+	-e 's|@MPIEXEC[@]|$(MPIEXEC)|g' \
+	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g'
+
+hrelay-run: $(srcdir)/scripts/hrelay-run.in Makefile
+	$(AM_V_GEN)rm -f $@ $@.tmp && \
+	$(hrelay_run_edit) $(srcdir)/scripts/hrelay-run.in > $@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+
+# Developer scripts: dependencies, build, test suite, demo, planning benchmark, CI entry.
+dist_noinst_SCRIPTS += \
+	scripts/install-deps \
+	scripts/build \
+	scripts/check \
+	scripts/demo \
+	scripts/bench-plan
+EXTRA_DIST += scripts/common.sh docs/planning-time.md
+
+# The demo program: a sample sort whose MPI_Alltoallv counts are skewed (scripts/demo).
+noinst_PROGRAMS += examples/samplesort
+examples_samplesort_SOURCES = examples/samplesort.c
+examples_samplesort_LDADD = -lm

@@ -1,1 +1,216 @@
-/* placeholder: owned by the tools helper */
+/* Writing a plan: the JSON schedule format (README "Plan format") and a text summary. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan.h"
+
+/* A small output buffer in front of a FILE: plans at P = 1024 can have millions of segments,
+ * so numbers are formatted by hand and written in large blocks. */
+typedef struct outbuf {
+    FILE *out;
+    size_t len;
+    int failed;
+    char data[1 << 16];
+} outbuf;
+
+/* Writes out what is buffered. Afterwards ob->failed is set if any write so far failed. */
+static void ob_flush(outbuf *ob)
+{
+    if (ob->len && !ob->failed && fwrite(ob->data, 1, ob->len, ob->out) != ob->len)
+        ob->failed = 1;
+    ob->len = 0;
+}
+
+/* Appends n bytes of s (n is at most a few hundred bytes). */
+static void ob_put(outbuf *ob, const char *s, size_t n)
+{
+    if (ob->len + n > sizeof ob->data)
+        ob_flush(ob);
+    memcpy(ob->data + ob->len, s, n);
+    ob->len += n;
+}
+
+/* Appends a NUL-terminated string literal or short string. */
+static void ob_str(outbuf *ob, const char *s)
+{
+    ob_put(ob, s, strlen(s));
+}
+
+/* Appends v in decimal. */
+static void ob_u64(outbuf *ob, uint64_t v)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    ob_put(ob, tmp + i, sizeof tmp - i);
+}
+
+/* Appends the shortest of %.15g / %.16g / %.17g that reads back as exactly x (so 5e-06 prints
+ * as 5e-06, and no value loses precision). Non-finite values, invalid in JSON, print as null. */
+static void ob_double(outbuf *ob, double x)
+{
+    char tmp[40];
+    if (x != x || x > 1.7976931348623157e308 || x < -1.7976931348623157e308) {
+        ob_str(ob, "null");
+        return;
+    }
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*g", prec, x);
+        if (strtod(tmp, NULL) == x)
+            break;
+    }
+    ob_str(ob, tmp);
+}
+
+/* The fewest steps any schedule that sends each message directly needs: the largest number of
+ * messages one rank sends or receives (full duplex), or sends and receives (half duplex). */
+static size_t min_direct_steps(const plan_matrix *m, plan_duplex duplex)
+{
+    size_t best = 0;
+    for (int i = 0; i < m->p; i++) {
+        size_t out = 0, in = 0;
+        for (int j = 0; j < m->p; j++) {
+            if (j == i)
+                continue;
+            out += plan_matrix_at(m, i, j) != 0;
+            in += plan_matrix_at(m, j, i) != 0;
+        }
+        size_t d = duplex == PLAN_DUPLEX_HALF ? out + in : (out > in ? out : in);
+        if (d > best)
+            best = d;
+    }
+    return best;
+}
+
+/* Figures shared by the JSON and text forms. */
+typedef struct plan_figures {
+    uint64_t bandwidth, lower_bound;
+    size_t messages, min_steps;
+    double cost_s, lower_bound_s;
+} plan_figures;
+
+/* Computes the figures of pl against m under model. lower_bound_s is
+ * alpha * min_direct_steps + beta * lower_bound bytes: no schedule without forwarding is
+ * modeled faster. */
+static plan_figures figures(const plan *pl, const plan_matrix *m, const plan_model *model)
+{
+    plan_figures f;
+    f.bandwidth = plan_bandwidth_term(pl);
+    f.lower_bound = plan_matrix_lower_bound(m, pl->duplex);
+    f.messages = plan_matrix_messages(m);
+    f.min_steps = min_direct_steps(m, pl->duplex);
+    f.cost_s = plan_modeled_cost(pl, model);
+    f.lower_bound_s =
+        model->alpha_s * (double)f.min_steps + model->beta_s_per_byte * (double)f.lower_bound;
+    return f;
+}
+
+/* The JSON spelling of a duplex mode. */
+static const char *duplex_name(plan_duplex d)
+{
+    return d == PLAN_DUPLEX_HALF ? "half" : "full";
+}
+
+/* Appends one transfer object with its segments. */
+static void put_transfer(outbuf *ob, const plan *pl, const plan_transfer *t)
+{
+    ob_str(ob, "{\"src\": ");
+    ob_u64(ob, (uint64_t)t->src);
+    ob_str(ob, ", \"dst\": ");
+    ob_u64(ob, (uint64_t)t->dst);
+    ob_str(ob, ", \"segments\": [");
+    for (size_t k = 0; k < t->nsegs; k++) {
+        const plan_segment *sg = &pl->segments[t->seg_begin + k];
+        ob_str(ob, k ? ", {\"origin\": " : "{\"origin\": ");
+        ob_u64(ob, (uint64_t)sg->origin);
+        ob_str(ob, ", \"target\": ");
+        ob_u64(ob, (uint64_t)sg->target);
+        ob_str(ob, ", \"offset\": ");
+        ob_u64(ob, sg->offset);
+        ob_str(ob, ", \"bytes\": ");
+        ob_u64(ob, sg->bytes);
+        ob_str(ob, "}");
+    }
+    ob_str(ob, "]}");
+}
+
+int plan_write_json(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model)
+{
+    outbuf *ob = malloc(sizeof *ob);
+    if (!ob)
+        return -1;
+    ob->out = out;
+    ob->len = 0;
+    ob->failed = 0;
+    plan_figures f = figures(pl, m, model);
+
+    ob_str(ob, "{\"p\": ");
+    ob_u64(ob, (uint64_t)pl->p);
+    ob_str(ob, ", \"algorithm\": \"");
+    ob_str(ob, plan_algo_name(pl->algo));
+    ob_str(ob, "\", \"duplex\": \"");
+    ob_str(ob, duplex_name(pl->duplex));
+    ob_str(ob, "\", \"packet_bytes\": ");
+    ob_u64(ob, pl->min_step_bytes);
+    ob_str(ob, ",\n \"bandwidth_bytes\": ");
+    ob_u64(ob, f.bandwidth);
+    ob_str(ob, ", \"lower_bound_bytes\": ");
+    ob_u64(ob, f.lower_bound);
+    ob_str(ob, ",\n \"steps\": [");
+    for (size_t s = 0; s < pl->nsteps; s++) {
+        ob_str(ob, s ? ",\n  [" : "\n  [");
+        for (size_t t = pl->step_begin[s]; t < pl->step_begin[s + 1]; t++) {
+            if (t > pl->step_begin[s])
+                ob_str(ob, ", ");
+            put_transfer(ob, pl, &pl->transfers[t]);
+        }
+        ob_str(ob, "]");
+    }
+    ob_str(ob, pl->nsteps ? "\n ],\n" : "],\n");
+    ob_str(ob, " \"model\": {\"alpha_s\": ");
+    ob_double(ob, model->alpha_s);
+    ob_str(ob, ", \"beta_s_per_byte\": ");
+    ob_double(ob, model->beta_s_per_byte);
+    ob_str(ob, ", \"cost_s\": ");
+    ob_double(ob, f.cost_s);
+    ob_str(ob, ", \"lower_bound_s\": ");
+    ob_double(ob, f.lower_bound_s);
+    ob_str(ob, "}}\n");
+    ob_flush(ob);
+    int failed = ob->failed;
+    free(ob);
+    return failed || fflush(out) != 0 || ferror(out) ? -1 : 0;
+}
+
+int plan_write_text(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model)
+{
+    plan_figures f = figures(pl, m, model);
+    size_t bound = f.messages + 2 * (size_t)pl->p;
+    fprintf(out, "P                %d\n", pl->p);
+    fprintf(out, "algorithm        %s\n", plan_algo_name(pl->algo));
+    fprintf(out, "duplex           %s\n", duplex_name(pl->duplex));
+    fprintf(out, "messages         %zu (non-zero, off-diagonal)\n", f.messages);
+    fprintf(out, "steps            %zu (at most messages + 2P = %zu when exact; at least %zu)\n",
+            pl->nsteps, bound, f.min_steps);
+    fprintf(out, "transfers        %zu\n", pl->ntransfers);
+    fprintf(out, "segments         %zu\n", pl->nsegments);
+    if (pl->min_step_bytes)
+        fprintf(out, "min step         %" PRIu64 " bytes\n", pl->min_step_bytes);
+    else
+        fprintf(out, "min step         0 (exact)\n");
+    fprintf(out, "bandwidth term   %" PRIu64 " bytes\n", f.bandwidth);
+    fprintf(out, "lower bound      %" PRIu64 " bytes\n", f.lower_bound);
+    if (f.lower_bound)
+        fprintf(out, "ratio            %.6f\n", (double)f.bandwidth / (double)f.lower_bound);
+    else
+        fprintf(out, "ratio            - (nothing to send)\n");
+    fprintf(out, "modeled cost     %.6g s (alpha %g s, beta %g s/byte)\n", f.cost_s,
+            model->alpha_s, model->beta_s_per_byte);
+    fprintf(out, "modeled bound    %.6g s (alpha * %zu steps + beta * lower bound)\n",
+            f.lower_bound_s, f.min_steps);
+    return fflush(out) != 0 || ferror(out) ? -1 : 0;
+}

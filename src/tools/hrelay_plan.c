@@ -1,0 +1,239 @@
+/* hrelay-plan: plans the exchange of a P x P byte matrix offline and prints the schedule. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/matrix.h"
+#include "plan/plan.h"
+
+/* Exit statuses: 1 for a failed --verify or a write/planner failure, 2 for bad usage or input. */
+enum { EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+static const char *const prog = "hrelay-plan";
+
+/* Default cost model: 5 us per message, 1 ns per byte (1 GB/s). */
+#define DEFAULT_ALPHA_S 5e-6
+#define DEFAULT_BETA_S_PER_BYTE 1e-9
+
+/* What the command line asked for. */
+typedef struct options {
+    plan_algo algo;
+    int text;   /* --format text */
+    int verify; /* --verify */
+    plan_direct_opts direct;
+    plan_model model;
+    const char *matrix; /* path, or "-" for standard input */
+} options;
+
+/* Prints the usage text to out. */
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "Usage: %s [OPTIONS] MATRIX|-\n"
+            "Plans the MPI_Alltoallv exchange described by MATRIX and prints the schedule.\n"
+            "\n"
+            "MATRIX is a text file (or '-' for standard input) of P lines of P non-negative\n"
+            "decimal integers: entry (i, j) is the number of bytes rank i sends to rank j.\n"
+            "'#' starts a comment; blank lines are ignored. The diagonal is a local copy and\n"
+            "is not scheduled.\n"
+            "\n"
+            "Options:\n"
+            "  -a, --algo NAME       schedule family: direct (the only one so far; default)\n"
+            "  -f, --format FORMAT   json (default): the plan in the hrelay plan format;\n"
+            "                        text: a summary (P, steps, bandwidth term, lower bound...)\n"
+            "      --min-step BYTES  merge steps smaller than BYTES per transfer (default 0 =\n"
+            "                        exact; the bandwidth term may then exceed the lower bound\n"
+            "                        by up to BYTES per enlarged step). Printed as the JSON\n"
+            "                        \"packet_bytes\".\n"
+            "      --alpha S         cost model: seconds per message (default %g)\n"
+            "      --beta S          cost model: seconds per byte (default %g)\n"
+            "      --verify          check the plan with the independent verifier; exit 1 if\n"
+            "                        it fails\n"
+            "  -h, --help            print this help and exit\n"
+            "  -V, --version         print the version and exit\n"
+            "\n"
+            "Exit status: 0 success, 1 verification or output failure, 2 bad usage or input.\n",
+            prog, DEFAULT_ALPHA_S, DEFAULT_BETA_S_PER_BYTE);
+}
+
+/* Parses a non-negative decimal byte count. Returns 0, or -1 if s is not one. */
+static int parse_bytes(const char *s, uint64_t *v)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || *end)
+        return -1;
+    *v = (uint64_t)x;
+    return 0;
+}
+
+/* Parses a finite, non-negative number of seconds. Returns 0, or -1 if s is not one. */
+static int parse_seconds(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(x) || x < 0)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+/* Reports a bad option value and returns EXIT_USAGE. */
+static int bad_value(const char *opt, const char *value, const char *what)
+{
+    fprintf(stderr, "%s: invalid %s '%s': expected %s\n", prog, opt, value, what);
+    fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+    return EXIT_USAGE;
+}
+
+/* Fills o from argv. Returns -1 to go on, or the exit status (0 after --help / --version). */
+static int parse_args(int argc, char **argv, options *o)
+{
+    enum { OPT_MIN_STEP = 256, OPT_ALPHA, OPT_BETA, OPT_VERIFY };
+    static const struct option longopts[] = {
+        {"algo", required_argument, NULL, 'a'},
+        {"format", required_argument, NULL, 'f'},
+        {"min-step", required_argument, NULL, OPT_MIN_STEP},
+        {"alpha", required_argument, NULL, OPT_ALPHA},
+        {"beta", required_argument, NULL, OPT_BETA},
+        {"verify", no_argument, NULL, OPT_VERIFY},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    *o = (options){.algo = PLAN_ALGO_DIRECT,
+                   .model = {DEFAULT_ALPHA_S, DEFAULT_BETA_S_PER_BYTE}};
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":a:f:hV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'a':
+            if (plan_algo_parse(optarg, &o->algo) || o->algo != PLAN_ALGO_DIRECT)
+                return bad_value("--algo", optarg, "direct");
+            break;
+        case 'f':
+            if (strcmp(optarg, "json") && strcmp(optarg, "text"))
+                return bad_value("--format", optarg, "json or text");
+            o->text = strcmp(optarg, "text") == 0;
+            break;
+        case OPT_MIN_STEP:
+            if (parse_bytes(optarg, &o->direct.min_step_bytes))
+                return bad_value("--min-step", optarg, "a non-negative number of bytes");
+            break;
+        case OPT_ALPHA:
+            if (parse_seconds(optarg, &o->model.alpha_s))
+                return bad_value("--alpha", optarg, "a non-negative number of seconds");
+            break;
+        case OPT_BETA:
+            if (parse_seconds(optarg, &o->model.beta_s_per_byte))
+                return bad_value("--beta", optarg, "a non-negative number of seconds per byte");
+            break;
+        case OPT_VERIFY:
+            o->verify = 1;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("%s (hrelay) %s\n", prog, PACKAGE_VERSION);
+            return 0;
+        case ':':
+            fprintf(stderr, "%s: option '%s' needs a value\n", prog, argv[optind - 1]);
+            usage(stderr);
+            return EXIT_USAGE;
+        default:
+            if (optopt && optopt < 256)
+                fprintf(stderr, "%s: unknown option '-%c'\n", prog, optopt);
+            else
+                fprintf(stderr, "%s: unknown option '%s'\n", prog, argv[optind - 1]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (argc - optind != 1) {
+        fprintf(stderr, "%s: %s\n", prog,
+                argc - optind ? "only one MATRIX may be given" : "no MATRIX given ('-' reads "
+                                                                 "standard input)");
+        usage(stderr);
+        return EXIT_USAGE;
+    }
+    o->matrix = argv[optind];
+    return -1;
+}
+
+/* Reads the matrix named by path ("-": standard input). Returns 0, or EXIT_USAGE after
+ * printing "hrelay-plan: FILE:LINE: message". */
+static int read_matrix(const char *path, plan_matrix *m)
+{
+    int is_stdin = strcmp(path, "-") == 0;
+    const char *name = is_stdin ? "<stdin>" : path;
+    FILE *in = is_stdin ? stdin : fopen(path, "r");
+    if (!in) {
+        fprintf(stderr, "%s: %s: %s\n", prog, name, strerror(errno));
+        return EXIT_USAGE;
+    }
+    plan_error err = {0};
+    int rc = plan_matrix_parse(in, m, &err);
+    if (!is_stdin)
+        fclose(in);
+    if (rc == 0)
+        return 0;
+    if (err.line > 0)
+        fprintf(stderr, "%s: %s:%d: %s\n", prog, name, err.line, err.text);
+    else
+        fprintf(stderr, "%s: %s: %s\n", prog, name, err.text);
+    return EXIT_USAGE;
+}
+
+/* Plans, optionally verifies, and prints. Returns the exit status. */
+static int run(const options *o, const plan_matrix *m)
+{
+    plan pl = {0};
+    plan_error err = {0};
+    if (plan_direct(m, &o->direct, &pl, &err)) {
+        fprintf(stderr, "%s: planning failed: %s\n", prog, err.text);
+        return EXIT_FAILED;
+    }
+    int status = 0;
+    if (o->verify && plan_verify(m, &pl, &err)) {
+        fprintf(stderr, "%s: plan verification failed: %s\n", prog, err.text);
+        status = EXIT_FAILED;
+    } else {
+        int rc = o->text ? plan_write_text(stdout, &pl, m, &o->model)
+                         : plan_write_json(stdout, &pl, m, &o->model);
+        if (rc) {
+            fprintf(stderr, "%s: writing the plan failed: %s\n", prog, strerror(errno));
+            status = EXIT_FAILED;
+        } else if (o->verify) {
+            fprintf(stderr, "%s: plan verified: %zu steps, %zu transfers, %zu segments\n", prog,
+                    pl.nsteps, pl.ntransfers, pl.nsegments);
+        }
+    }
+    plan_free(&pl);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int status = parse_args(argc, argv, &o);
+    if (status >= 0)
+        return status;
+    plan_matrix m = {0};
+    status = read_matrix(o.matrix, &m);
+    if (status == 0)
+        status = run(&o, &m);
+    plan_matrix_free(&m);
+    return status;
+}
