@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Independent checker of hrelay-plan's JSON output (README "Plan format").
+
+Usage: check_plan_json.py MATRIX PLAN.json [--exact]
+
+Reads the matrix (P lines of P integers, '#' comments) and the plan, and checks, without any
+hrelay code: ranks in range, no self-transfer, the step constraint of the plan's duplex mode,
+every byte of every off-diagonal message moved from a rank that holds it and delivered to its
+target exactly once, and the model's lower bound (beta * bound bytes). With --exact (a direct plan planned with
+--min-step 0) also: bandwidth term (sum over steps of the largest transfer) == lower bound
+max_i max(sent_i, received_i), and steps <= messages + 2P. Exit 0 when all hold, 1 otherwise
+(the first violation is printed).
+"""
+import json
+import sys
+
+
+def read_matrix(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].split()
+            if line:
+                rows.append([int(x) for x in line])
+    return rows
+
+
+def fail(msg):
+    print("check_plan_json: " + msg)
+    sys.exit(1)
+
+
+def main():
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    exact = "--exact" in sys.argv
+    if len(args) != 2:
+        print(__doc__)
+        sys.exit(2)
+    m = read_matrix(args[0])
+    with open(args[1]) as f:
+        plan = json.load(f)
+    p = len(m)
+    if plan["p"] != p:
+        fail("plan for %d ranks, matrix of %d" % (plan["p"], p))
+    half = plan["duplex"] == "half"
+    # holders[(o, t)] = list of [start, end, holder]
+    holders = {}
+    for o in range(p):
+        for t in range(p):
+            if o != t and m[o][t]:
+                holders[(o, t)] = [[0, m[o][t], o]]
+    bandwidth = 0
+    for s, step in enumerate(plan["steps"]):
+        sends, recvs = set(), set()
+        arrivals = []
+        widest = 0
+        for tr in step:
+            src, dst = tr["src"], tr["dst"]
+            if not (0 <= src < p and 0 <= dst < p) or src == dst:
+                fail("step %d: bad transfer %d -> %d" % (s, src, dst))
+            if src in sends or dst in recvs:
+                fail("step %d: rank in two transfers" % s)
+            if half and (src in recvs or dst in sends):
+                fail("step %d: half duplex violated" % s)
+            sends.add(src)
+            recvs.add(dst)
+            size = 0
+            for sg in tr["segments"]:
+                key = (sg["origin"], sg["target"])
+                lo, n = sg["offset"], sg["bytes"]
+                size += n
+                if key not in holders or n <= 0:
+                    fail("step %d: segment of non-message %s" % (s, key))
+                if src == key[1]:
+                    fail("step %d: target forwards its own data" % s)
+                for h in holders[key]:
+                    if h[2] == src and h[0] <= lo and lo + n <= h[1]:
+                        break
+                else:
+                    fail("step %d: rank %d sends [%d,%d) of %s it does not hold" % (s, src, lo, lo + n, key))
+                rest = [x for x in holders[key] if x is not h]
+                if h[0] < lo:
+                    rest.append([h[0], lo, src])
+                if lo + n < h[1]:
+                    rest.append([lo + n, h[1], src])
+                holders[key] = rest
+                arrivals.append((key, lo, lo + n, dst))
+            widest = max(widest, size)
+        for key, lo, hi, dst in arrivals:
+            holders[key].append([lo, hi, dst])
+        bandwidth += widest
+    for key, hs in holders.items():
+        for lo, hi, who in hs:
+            if who != key[1]:
+                fail("bytes [%d,%d) of message %s end at rank %d" % (lo, hi, key, who))
+    sent = [sum(m[i][j] for j in range(p) if j != i) for i in range(p)]
+    recv = [sum(m[i][j] for i in range(p) if i != j) for j in range(p)]
+    lb = max([max(a, b) for a, b in zip(sent, recv)] + [0])
+    if half:
+        lb = max([a + b for a, b in zip(sent, recv)] + [0])
+    nnz = len(holders)
+    if exact:
+        if bandwidth != lb:
+            fail("bandwidth term %d != lower bound %d" % (bandwidth, lb))
+        if len(plan["steps"]) > nnz + 2 * p:
+            fail("%d steps > %d messages + 2P" % (len(plan["steps"]), nnz))
+    model = plan.get("model", {})
+    if "lower_bound_s" in model:
+        # the busiest rank's bytes at the model's bandwidth (the benchmark's bound)
+        want = lb * model["beta_s_per_byte"]
+        if abs(model["lower_bound_s"] - want) > 1e-9 * max(1.0, want):
+            fail("model.lower_bound_s %g != %g" % (model["lower_bound_s"], want))
+    print("ok: p=%d steps=%d bandwidth=%d bound=%d messages=%d" % (p, len(plan["steps"]), bandwidth, lb, nnz))
+
+
+if __name__ == "__main__":
+    main()
