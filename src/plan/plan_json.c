@@ -93,9 +93,9 @@ typedef struct plan_figures {
     double cost_s, lower_bound_s;
 } plan_figures;
 
-/* Computes the figures of pl against m under model. lower_bound_s is
- * alpha * min_direct_steps + beta * lower_bound bytes: no schedule without forwarding is
- * modeled faster. */
+/* Computes the figures of pl against m under model. lower_bound_s is beta * the lower bound in
+ * bytes: the bandwidth part of the modeled cost that no schedule can beat (latency not
+ * counted). */
 static plan_figures figures(const plan *pl, const plan_matrix *m, const plan_model *model)
 {
     plan_figures f;
@@ -104,8 +104,7 @@ static plan_figures figures(const plan *pl, const plan_matrix *m, const plan_mod
     f.messages = plan_matrix_messages(m);
     f.min_steps = min_direct_steps(m, pl->duplex);
     f.cost_s = plan_modeled_cost(pl, model);
-    f.lower_bound_s =
-        model->alpha_s * (double)f.min_steps + model->beta_s_per_byte * (double)f.lower_bound;
+    f.lower_bound_s = model->beta_s_per_byte * (double)f.lower_bound;
     return f;
 }
 
@@ -210,7 +209,6 @@ int plan_write_text(FILE *out, const plan *pl, const plan_matrix *m, const plan_
         fprintf(out, "ratio            - (nothing to send)\n");
     fprintf(out, "modeled cost     %.6g s (alpha %g s, beta %g s/byte)\n", f.cost_s,
             model->alpha_s, model->beta_s_per_byte);
-    fprintf(out, "modeled bound    %.6g s (alpha * %zu steps + beta * lower bound)\n",
-            f.lower_bound_s, f.min_steps);
+    fprintf(out, "modeled bound    %.6g s (beta * lower bound)\n", f.lower_bound_s);
     return fflush(out) != 0 || ferror(out) ? -1 : 0;
 }
