@@ -13,16 +13,27 @@
 
 enum { SEND = 0, RECV = 1 };
 
+/* What remains of one message and what of it is scheduled already (kept together: one cache
+ * line per matched edge and step). */
+typedef struct edge_bytes {
+    uint64_t left, done;
+} edge_bytes;
+
 /* Planner state. Vertex v of side s is (s, v); its neighbours are vertices of side 1 - s. */
 typedef struct direct_state {
     int p;
-    const plan_matrix *m;
-    uint64_t *w;       /* remaining bytes, p * p, sender-major */
+    edge_bytes *e;     /* p * p, sender-major */
     uint64_t *load[2]; /* remaining bytes per vertex */
     int *adj[2];       /* adj[s][v * p + k]: k-th neighbour of (s, v); emptied edges are
                           dropped lazily, when a scan meets them */
     int *deg[2];       /* length of the neighbour list */
+    uint64_t *alive[2]; /* alive[s]: bit u of row v set while edge (s, v)-(1 - s, u) has bytes;
+                           a compact mirror of w > 0 that stays in cache */
+    size_t words;       /* 64-bit words per row of alive */
     int *mate[2];      /* matched partner or -1 */
+    int *free_list[2]; /* the unmatched vertices that still have bytes, in any order */
+    int *free_pos[2];  /* index in free_list, or -1 */
+    int nfree[2];
     /* breadth-first search scratch */
     int *queue;        /* vertices of the searching side */
     int *parent[2];    /* vertex through which a vertex was reached */
@@ -33,10 +44,25 @@ typedef struct direct_state {
     uint64_t step;
 } direct_state;
 
-/* Remaining weight of the edge between (s, v) and (1 - s, u). */
-static uint64_t *edge(direct_state *st, int s, int v, int u)
+/* The message from sender i to receiver j. */
+static edge_bytes *edge(const direct_state *st, int i, int j)
 {
-    return s == SEND ? &st->w[(size_t)v * st->p + u] : &st->w[(size_t)u * st->p + v];
+    return &st->e[(size_t)i * st->p + j];
+}
+
+/* Whether the edge between (s, v) and (1 - s, u) still has bytes. */
+static int is_alive(const direct_state *st, int s, int v, int u)
+{
+    return (int)(st->alive[s][(size_t)v * st->words + (unsigned)u / 64] >> ((unsigned)u % 64)) & 1;
+}
+
+static void set_alive(direct_state *st, int sender, int receiver, int on)
+{
+    uint64_t *a = &st->alive[SEND][(size_t)sender * st->words + (unsigned)receiver / 64];
+    uint64_t *b = &st->alive[RECV][(size_t)receiver * st->words + (unsigned)sender / 64];
+    uint64_t ma = (uint64_t)1 << ((unsigned)receiver % 64), mb = (uint64_t)1 << ((unsigned)sender % 64);
+    *a = on ? *a | ma : *a & ~ma;
+    *b = on ? *b | mb : *b & ~mb;
 }
 
 /* Returns the k-th neighbour of (s, v) whose edge still has bytes, dropping emptied edges met
@@ -45,25 +71,68 @@ static int live_neighbour(direct_state *st, int s, int v, int k)
 {
     int *list = st->adj[s] + (size_t)v * st->p;
     while (k < st->deg[s][v]) {
-        if (*edge(st, s, v, list[k]) > 0)
+        if (is_alive(st, s, v, list[k]))
             return list[k];
         list[k] = list[--st->deg[s][v]];
     }
     return -1;
 }
 
+/* Puts (s, v) in its side's free list if it is unmatched, has bytes left and is not there. */
+static void set_free(direct_state *st, int s, int v)
+{
+    if (st->free_pos[s][v] < 0 && st->mate[s][v] < 0 && st->load[s][v] > 0) {
+        st->free_pos[s][v] = st->nfree[s];
+        st->free_list[s][st->nfree[s]++] = v;
+    }
+}
+
+/* Takes (s, v) out of its side's free list if it is there. */
+static void set_busy(direct_state *st, int s, int v)
+{
+    int k = st->free_pos[s][v];
+    if (k < 0)
+        return;
+    int last = st->free_list[s][--st->nfree[s]];
+    st->free_list[s][k] = last;
+    st->free_pos[s][last] = k;
+    st->free_pos[s][v] = -1;
+}
+
 static void match(direct_state *st, int s, int v, int u)
 {
     st->mate[s][v] = u;
     st->mate[1 - s][u] = v;
+    set_busy(st, s, v);
+    set_busy(st, 1 - s, u);
+}
+
+/* Leaves (s, v) unmatched (its partner is re-matched or released by the caller). */
+static void unmatch(direct_state *st, int s, int v)
+{
+    st->mate[s][v] = -1;
+    set_free(st, s, v);
 }
 
 /* Matches (s, v), if free and loaded, to a free neighbour, scanning from a position that
- * rotates with the step so that rebuilt matchings spread over the graph. Returns 1 if matched. */
+ * rotates with the step so that rebuilt matchings spread over the graph; it walks whichever
+ * is shorter, the other side's free list or (s, v)'s neighbour list. Returns 1 if matched. */
 static int match_free_neighbour(direct_state *st, int s, int v)
 {
-    if (st->mate[s][v] >= 0 || st->load[s][v] == 0)
+    if (st->mate[s][v] >= 0 || st->load[s][v] == 0 || st->nfree[1 - s] == 0)
         return 0;
+    int nf = st->nfree[1 - s];
+    if (nf < st->deg[s][v]) {
+        const int *fl = st->free_list[1 - s];
+        int start = (int)((st->step + (uint64_t)v) % (uint64_t)nf);
+        for (int pass = 0; pass < 2; pass++)
+            for (int k = pass ? 0 : start, end = pass ? start : nf; k < end; k++)
+                if (is_alive(st, s, v, fl[k])) {
+                    match(st, s, v, fl[k]);
+                    return 1;
+                }
+        return 0;
+    }
     const int *list = st->adj[s] + (size_t)v * st->p;
     const int *other = st->mate[1 - s];
     int start = (int)((st->step + (uint64_t)v) % (uint64_t)st->deg[s][v]);
@@ -112,7 +181,7 @@ static int cover(direct_state *st, int s, int r, uint64_t L)
                     st->queue[tail++] = y;
                     continue;
                 }
-                st->mate[s][y] = -1; /* released; j is re-matched below */
+                unmatch(st, s, y); /* released; j is re-matched below */
                 st->freed[st->nfreed++] = s * st->p + y;
             }
             /* flip the path r ... x - j: every vertex on it stays covered */
@@ -130,12 +199,15 @@ static int cover(direct_state *st, int s, int r, uint64_t L)
 /* Frees the planner state. */
 static void state_free(direct_state *st)
 {
-    free(st->w);
+    free(st->e);
     for (int s = 0; s < 2; s++) {
         free(st->load[s]);
         free(st->adj[s]);
         free(st->deg[s]);
+        free(st->alive[s]);
         free(st->mate[s]);
+        free(st->free_list[s]);
+        free(st->free_pos[s]);
         free(st->parent[s]);
         free(st->seen[s]);
     }
@@ -150,20 +222,23 @@ static int state_init(direct_state *st, const plan_matrix *m)
     size_t pp = (size_t)p * p;
     memset(st, 0, sizeof *st);
     st->p = p;
-    st->m = m;
-    st->w = malloc(pp * sizeof *st->w);
+    st->words = ((size_t)p + 63) / 64;
+    st->e = malloc(pp * sizeof *st->e);
     st->queue = malloc((size_t)p * sizeof *st->queue);
     st->freed = malloc(2 * (size_t)p * sizeof *st->freed);
-    int ok = st->w && st->queue && st->freed;
+    int ok = st->e && st->queue && st->freed;
     for (int s = 0; s < 2; s++) {
         st->load[s] = calloc((size_t)p, sizeof *st->load[s]);
         st->adj[s] = malloc(pp * sizeof *st->adj[s]);
         st->deg[s] = calloc((size_t)p, sizeof *st->deg[s]);
+        st->alive[s] = calloc((size_t)p * st->words, sizeof *st->alive[s]);
         st->mate[s] = malloc((size_t)p * sizeof *st->mate[s]);
+        st->free_list[s] = malloc((size_t)p * sizeof *st->free_list[s]);
+        st->free_pos[s] = malloc((size_t)p * sizeof *st->free_pos[s]);
         st->parent[s] = malloc((size_t)p * sizeof *st->parent[s]);
         st->seen[s] = calloc((size_t)p, sizeof *st->seen[s]);
-        ok = ok && st->load[s] && st->adj[s] && st->deg[s] && st->mate[s] &&
-             st->parent[s] && st->seen[s];
+        ok = ok && st->load[s] && st->adj[s] && st->deg[s] && st->alive[s] && st->mate[s] &&
+             st->free_list[s] && st->free_pos[s] && st->parent[s] && st->seen[s];
     }
     if (!ok) {
         state_free(st);
@@ -171,17 +246,22 @@ static int state_init(direct_state *st, const plan_matrix *m)
     }
     for (int i = 0; i < p; i++) {
         st->mate[SEND][i] = st->mate[RECV][i] = -1;
+        st->free_pos[SEND][i] = st->free_pos[RECV][i] = -1;
         for (int j = 0; j < p; j++) {
             uint64_t b = i == j ? 0 : plan_matrix_at(m, i, j);
-            st->w[(size_t)i * p + j] = b;
+            *edge(st, i, j) = (edge_bytes){b, 0};
             if (!b)
                 continue;
+            set_alive(st, i, j, 1);
             st->load[SEND][i] += b;
             st->load[RECV][j] += b;
             st->adj[SEND][(size_t)i * p + st->deg[SEND][i]++] = j;
             st->adj[RECV][(size_t)j * p + st->deg[RECV][j]++] = i;
         }
     }
+    for (int s = 0; s < 2; s++)
+        for (int v = 0; v < p; v++)
+            set_free(st, s, v);
     return 0;
 }
 
@@ -204,11 +284,14 @@ static uint64_t step_bytes(const direct_state *st, uint64_t L, uint64_t min_step
     uint64_t t = L;
     for (int s = 0; s < 2; s++)
         for (int v = 0; v < st->p; v++) {
-            int u = st->mate[s][v];
+            int u = st->mate[s][v], ahead = v + 16;
+            /* matched messages sit at random places of a large array: fetch them early */
+            if (s == SEND && ahead < st->p && st->mate[SEND][ahead] >= 0)
+                __builtin_prefetch(edge(st, ahead, st->mate[SEND][ahead]));
             if (u < 0 && st->load[s][v] > 0 && L - st->load[s][v] < t)
                 t = L - st->load[s][v];
-            else if (u >= 0 && s == SEND && st->w[(size_t)v * st->p + u] < t)
-                t = st->w[(size_t)v * st->p + u];
+            else if (u >= 0 && s == SEND && edge(st, v, u)->left < t)
+                t = edge(st, v, u)->left;
         }
     return t < min_step ? min_step : t;
 }
@@ -223,16 +306,18 @@ static int emit_step(direct_state *st, plan *pl, uint64_t t, plan_error *err)
         int j = st->mate[SEND][i];
         if (j < 0)
             continue;
-        uint64_t *wij = edge(st, SEND, i, j);
-        uint64_t b = *wij < t ? *wij : t;
-        uint64_t offset = plan_matrix_at(st->m, i, j) - *wij;
-        if (plan_add_transfer(pl, i, j, err) || plan_add_segment(pl, i, j, offset, b, err))
+        edge_bytes *ij = edge(st, i, j);
+        uint64_t b = ij->left < t ? ij->left : t;
+        if (plan_add_transfer(pl, i, j, err) || plan_add_segment(pl, i, j, ij->done, b, err))
             return -1;
-        *wij -= b;
+        ij->left -= b;
+        ij->done += b;
         st->load[SEND][i] -= b;
         st->load[RECV][j] -= b;
-        if (*wij == 0) {
-            st->mate[SEND][i] = st->mate[RECV][j] = -1;
+        if (ij->left == 0) {
+            set_alive(st, i, j, 0);
+            unmatch(st, SEND, i);
+            unmatch(st, RECV, j);
             st->freed[st->nfreed++] = SEND * st->p + i;
             st->freed[st->nfreed++] = RECV * st->p + j;
         }
