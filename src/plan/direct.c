@@ -22,6 +22,7 @@ typedef struct edge_bytes {
 /* Planner state. Vertex v of side s is (s, v); its neighbours are vertices of side 1 - s. */
 typedef struct direct_state {
     int p;
+    int by_messages;   /* 0: load counts bytes (direct); 1: messages (stepwise) */
     edge_bytes *e;     /* p * p, sender-major */
     uint64_t *load[2]; /* remaining bytes per vertex */
     int *adj[2];       /* adj[s][v * p + k]: k-th neighbour of (s, v); emptied edges are
@@ -114,6 +115,26 @@ static void unmatch(direct_state *st, int s, int v)
     set_free(st, s, v);
 }
 
+/* Matches (s, v), if free and loaded, to the free neighbour with the most bytes left (ties:
+ * the first met). Returns 1 if matched. */
+static int match_heaviest_neighbour(direct_state *st, int s, int v)
+{
+    int best = -1;
+    uint64_t most = 0;
+    const int *other = st->mate[1 - s];
+    for (int k = 0, u; (u = live_neighbour(st, s, v, k)) >= 0; k++) {
+        uint64_t b = s == SEND ? edge(st, v, u)->left : edge(st, u, v)->left;
+        if (other[u] < 0 && b > most) {
+            most = b;
+            best = u;
+        }
+    }
+    if (best < 0)
+        return 0;
+    match(st, s, v, best);
+    return 1;
+}
+
 /* Matches (s, v), if free and loaded, to a free neighbour, scanning from a position that
  * rotates with the step so that rebuilt matchings spread over the graph; it walks whichever
  * is shorter, the other side's free list or (s, v)'s neighbour list. Returns 1 if matched. */
@@ -121,6 +142,8 @@ static int match_free_neighbour(direct_state *st, int s, int v)
 {
     if (st->mate[s][v] >= 0 || st->load[s][v] == 0 || st->nfree[1 - s] == 0)
         return 0;
+    if (st->by_messages)
+        return match_heaviest_neighbour(st, s, v);
     int nf = st->nfree[1 - s];
     if (nf < st->deg[s][v]) {
         const int *fl = st->free_list[1 - s];
@@ -215,13 +238,15 @@ static void state_free(direct_state *st)
     free(st->freed);
 }
 
-/* Allocates and fills the state from m. Returns 0 or -1 (out of memory). */
-static int state_init(direct_state *st, const plan_matrix *m)
+/* Allocates and fills the state from m; loads count messages if by_messages, else bytes.
+ * Returns 0 or -1 (out of memory). */
+static int state_init(direct_state *st, const plan_matrix *m, int by_messages)
 {
     int p = m->p;
     size_t pp = (size_t)p * p;
     memset(st, 0, sizeof *st);
     st->p = p;
+    st->by_messages = by_messages;
     st->words = ((size_t)p + 63) / 64;
     st->e = malloc(pp * sizeof *st->e);
     st->queue = malloc((size_t)p * sizeof *st->queue);
@@ -253,8 +278,8 @@ static int state_init(direct_state *st, const plan_matrix *m)
             if (!b)
                 continue;
             set_alive(st, i, j, 1);
-            st->load[SEND][i] += b;
-            st->load[RECV][j] += b;
+            st->load[SEND][i] += by_messages ? 1 : b;
+            st->load[RECV][j] += by_messages ? 1 : b;
             st->adj[SEND][(size_t)i * p + st->deg[SEND][i]++] = j;
             st->adj[RECV][(size_t)j * p + st->deg[RECV][j]++] = i;
         }
@@ -281,6 +306,8 @@ static uint64_t max_load(const direct_state *st)
  * the edge's remaining weight when the step is emitted). */
 static uint64_t step_bytes(const direct_state *st, uint64_t L, uint64_t min_step)
 {
+    if (st->by_messages) /* every matched message goes whole; degrees fall by one */
+        return UINT64_MAX;
     uint64_t t = L;
     for (int s = 0; s < 2; s++)
         for (int v = 0; v < st->p; v++) {
@@ -312,8 +339,9 @@ static int emit_step(direct_state *st, plan *pl, uint64_t t, plan_error *err)
             return -1;
         ij->left -= b;
         ij->done += b;
-        st->load[SEND][i] -= b;
-        st->load[RECV][j] -= b;
+        uint64_t unit = st->by_messages ? (ij->left == 0) : b;
+        st->load[SEND][i] -= unit;
+        st->load[RECV][j] -= unit;
         if (ij->left == 0) {
             set_alive(st, i, j, 0);
             unmatch(st, SEND, i);
@@ -337,13 +365,15 @@ static void refill(direct_state *st)
     st->nfreed = 0;
 }
 
-int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err)
+/* The decomposition behind plan_direct (loads in bytes) and plan_stepwise (loads in
+ * messages, whole messages per step). */
+static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step, plan_algo algo,
+                     plan *pl, plan_error *err)
 {
-    uint64_t min_step = opts ? opts->min_step_bytes : 0;
     direct_state st;
-    if (state_init(&st, m))
+    if (state_init(&st, m, by_messages))
         return plan_error_set(err, 0, "out of memory planning %d ranks", m->p);
-    if (plan_init(pl, m->p, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, err)) {
+    if (plan_init(pl, m->p, algo, PLAN_DUPLEX_FULL, err)) {
         state_free(&st);
         return -1;
     }
@@ -372,4 +402,14 @@ int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, pl
     if (rc)
         plan_free(pl);
     return rc;
+}
+
+int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err)
+{
+    return decompose(m, 0, opts ? opts->min_step_bytes : 0, PLAN_ALGO_DIRECT, pl, err);
+}
+
+int plan_stepwise(const plan_matrix *m, plan *pl, plan_error *err)
+{
+    return decompose(m, 1, 0, PLAN_ALGO_STEPWISE, pl, err);
 }

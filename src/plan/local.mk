@@ -5,6 +5,7 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/matrix.h src/plan/matrix.c src/plan/matrix_parse.c \
 	src/plan/plan.h src/plan/plan.c \
 	src/plan/direct.c \
+	src/plan/greedy.c \
 	src/plan/verify.c \
 	src/plan/plan_json.c \
 	src/plan/local.h src/plan/local.c

@@ -4,7 +4,8 @@
 
 #include "plan/plan.h"
 
-static const char *const algo_names[PLAN_ALGO_COUNT] = {"native", "direct"};
+static const char *const algo_names[PLAN_ALGO_COUNT] = {"native", "direct", "stepwise",
+                                                         "greedy"};
 
 const char *plan_algo_name(plan_algo algo)
 {

@@ -14,6 +14,8 @@
 typedef enum plan_algo {
     PLAN_ALGO_NATIVE = 0, /* not a plan: the MPI library's own algorithm */
     PLAN_ALGO_DIRECT = 1, /* weighted bipartite decomposition, bandwidth-optimal (plan/direct.c) */
+    PLAN_ALGO_STEPWISE,   /* Desprez et al.: fewest steps (max degree), whole messages */
+    PLAN_ALGO_GREEDY,     /* Desprez et al.: heaviest-first matchings, whole messages */
     PLAN_ALGO_COUNT
 } plan_algo;
 
@@ -118,6 +120,21 @@ double plan_modeled_cost(const plan *pl, const plan_model *model);
  * Deterministic: the same input gives the same plan. opts may be NULL (exact). Returns 0, or -1
  * with err set (pl then holds no memory). */
 int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err);
+
+/* Desprez et al.'s stepwise schedule: every message is sent whole in exactly one step, every
+ * step is a matching that covers each rank with the most messages left, so the number of steps
+ * (NS) equals the largest number of messages any rank sends or receives (König), the fewest
+ * possible. Within that constraint each rank is paired with its heaviest free partner, which
+ * keeps the bandwidth term (TC) low (a heuristic, not an exact maximum-weight matching).
+ * Deterministic. Returns 0, or -1 with err set (pl then holds no memory). */
+int plan_stepwise(const plan_matrix *m, plan *pl, plan_error *err);
+
+/* Desprez et al.'s greedy schedule: every message is sent whole in exactly one step; each
+ * step is the matching the heaviest-first rule builds over the remaining messages (the
+ * heaviest message first, then the heaviest that fits, ...), so steps hold messages of
+ * similar size (low TC) at the price of possibly more steps than the maximum degree.
+ * Deterministic. Returns 0, or -1 with err set (pl then holds no memory). */
+int plan_greedy(const plan_matrix *m, plan *pl, plan_error *err);
 
 /* Checks pl against m independently of any planner: ranks in range, no self-transfer, the step
  * constraint of pl->duplex, each transfer's byte total, a forwarded segment held by its sender

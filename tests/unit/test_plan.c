@@ -376,6 +376,86 @@ START_TEST(local_view)
 }
 END_TEST
 
+/* The largest number of messages any rank sends or receives (the maximum degree). */
+static size_t max_degree(const plan_matrix *m)
+{
+    size_t best = 0;
+    for (int v = 0; v < m->p; v++) {
+        size_t out = 0, in = 0;
+        for (int u = 0; u < m->p; u++) {
+            out += u != v && plan_matrix_at(m, v, u) != 0;
+            in += u != v && plan_matrix_at(m, u, v) != 0;
+        }
+        best = out > best ? out : best;
+        best = in > best ? in : best;
+    }
+    return best;
+}
+
+/* Whether every transfer of pl carries one whole message in one segment. */
+static int whole_messages(const plan_matrix *m, const plan *pl)
+{
+    if (pl->nsegments != plan_matrix_messages(m) || pl->ntransfers != pl->nsegments)
+        return 0;
+    for (size_t t = 0; t < pl->ntransfers; t++)
+        if (pl->transfers[t].nsegs != 1 ||
+            pl->transfers[t].bytes != plan_matrix_at(m, pl->transfers[t].src, pl->transfers[t].dst))
+            return 0;
+    return 1;
+}
+
+/* The first step of pl after which a message sent later could have joined it (both its ranks
+ * idle in that step), or -1: each step of a greedy plan is a maximal matching. */
+static ssize_t non_maximal_step(const plan *pl)
+{
+    int *busy = calloc(2 * (size_t)pl->p, sizeof *busy);
+    ssize_t bad = -1;
+    for (size_t s = 0; s < pl->nsteps && bad < 0; s++) {
+        for (int v = 0; v < 2 * pl->p; v++)
+            busy[v] = 0;
+        for (size_t t = pl->step_begin[s]; t < pl->step_begin[s + 1]; t++)
+            busy[pl->transfers[t].src] = busy[pl->p + pl->transfers[t].dst] = 1;
+        for (size_t t = pl->step_begin[s + 1]; t < pl->ntransfers && bad < 0; t++)
+            if (!busy[pl->transfers[t].src] && !busy[pl->p + pl->transfers[t].dst])
+                bad = (ssize_t)s;
+    }
+    free(busy);
+    return bad;
+}
+
+/* Stepwise: valid, whole messages, and exactly max-degree steps (NS optimal, König). Greedy:
+ * valid, whole messages, each step a maximal matching of what is left, at least max-degree
+ * steps. Both on random matrices of every shape. */
+START_TEST(stepwise_and_greedy_random)
+{
+    uint64_t st = 0x5eed0006;
+    for (int n = 0; n < 3000; n++) {
+        int p = draw_p(&st);
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        random_matrix(&m, (rm_shape)(n % RM_SHAPES), draw_max(&st), &st);
+        plan sw, gr;
+        plan_error err = {0};
+        ck_assert_msg(plan_stepwise(&m, &sw, &err) == 0, "stepwise: %s", err.text);
+        ck_assert_msg(plan_verify(&m, &sw, &err) == 0, "#%d stepwise verify: %s", n, err.text);
+        ck_assert_msg(plan_greedy(&m, &gr, &err) == 0, "greedy: %s", err.text);
+        ck_assert_msg(plan_verify(&m, &gr, &err) == 0, "#%d greedy verify: %s", n, err.text);
+        size_t delta = max_degree(&m);
+        ck_assert_msg(sw.nsteps == delta, "#%d %s p=%d: stepwise NS %zu != max degree %zu", n,
+                      rm_shape_name((rm_shape)(n % RM_SHAPES)), p, sw.nsteps, delta);
+        ck_assert_msg(whole_messages(&m, &sw) && whole_messages(&m, &gr), "#%d: split message", n);
+        ck_assert_uint_ge(gr.nsteps, delta);
+        ck_assert_msg(non_maximal_step(&gr) < 0, "#%d: greedy step %zd not maximal", n,
+                      non_maximal_step(&gr));
+        ck_assert_int_eq(sw.algo, PLAN_ALGO_STEPWISE);
+        ck_assert_int_eq(gr.algo, PLAN_ALGO_GREEDY);
+        plan_free(&sw);
+        plan_free(&gr);
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
 START_TEST(algo_names)
 {
     plan_algo a;
@@ -383,6 +463,10 @@ START_TEST(algo_names)
     ck_assert_int_eq(a, PLAN_ALGO_DIRECT);
     ck_assert_str_eq(plan_algo_name(PLAN_ALGO_NATIVE), "native");
     ck_assert_int_eq(plan_algo_parse("fastest", &a), -1);
+    for (int k = 0; k < PLAN_ALGO_COUNT; k++) {
+        ck_assert_int_eq(plan_algo_parse(plan_algo_name((plan_algo)k), &a), 0);
+        ck_assert_int_eq(a, k);
+    }
 }
 END_TEST
 
@@ -399,6 +483,7 @@ int main(void)
     tcase_add_test(props, direct_properties_random);
     tcase_add_test(props, direct_min_step_random);
     tcase_add_test(props, direct_deterministic);
+    tcase_add_test(props, stepwise_and_greedy_random);
     tcase_add_test(props, verifier_rejects_mutations);
     tcase_set_timeout(props, 600);
     suite_add_tcase(s, basic);
