@@ -1,1 +1,15 @@
-# src/shim rules
+# shim/: the preloaded library libhrelay.so. Only the MPI_* entry points and hrelay_version are
+# exported (everything else is built with -fvisibility=hidden and filtered by the regex).
+lib_LTLIBRARIES += libhrelay.la
+libhrelay_la_SOURCES = \
+	src/shim/shim.h \
+	src/shim/init.c \
+	src/shim/config.c \
+	src/shim/comm_record.c \
+	src/shim/alltoallv.c \
+	src/shim/exchange.c \
+	src/shim/stats.c \
+	src/shim/dump.c \
+	src/shim/report.c
+libhrelay_la_LIBADD = libhrelay_exec.la libhrelay_plan.la $(LIBUNWIND_LIBS)
+libhrelay_la_LDFLAGS = -avoid-version -export-symbols-regex '^(MPI_|hrelay_)'

@@ -1,0 +1,175 @@
+/* The HRELAY_* environment: parsed into shim_config with defaults and warnings. No MPI here;
+ * init.c reads it on rank 0 and broadcasts it. getenv strings are only read, never modified. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec.h"
+#include "shim/shim.h"
+
+enum { WINDOW_MAX = 1024 };
+
+/* Every variable hrelay reads (the divergence hash covers exactly these). */
+static const char *const env_names[] = {"HRELAY_ALGO",   "HRELAY_REPORT",   "HRELAY_DUMP",
+                                        "HRELAY_VERBOSE", "HRELAY_DISABLE", "HRELAY_MIN_STEP",
+                                        "HRELAY_WINDOW"};
+
+/* Appends one printf-style line to warn without overflowing it. */
+static void add_warning(char *warn, size_t cap, const char *fmt, ...)
+{
+    size_t used = strlen(warn);
+    if (used + 1 >= cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(warn + used, cap - used, fmt, ap);
+    va_end(ap);
+    used = strlen(warn);
+    if (used + 1 < cap) {
+        warn[used] = '\n';
+        warn[used + 1] = '\0';
+    }
+}
+
+/* The value of name, or NULL when unset or empty. */
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* Parses a decimal integer in [lo, hi] (the whole string). Returns 0 and sets *out, or -1. */
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi || !isdigit((unsigned char)*s))
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+/* Parses a byte count with an optional binary suffix (see shim.h). */
+int shim_parse_bytes(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *c = s;
+    if (!isdigit((unsigned char)*c))
+        return -1;
+    for (; isdigit((unsigned char)*c); c++) {
+        if (v > (UINT64_MAX - (uint64_t)(*c - '0')) / 10)
+            return -1;
+        v = v * 10 + (uint64_t)(*c - '0');
+    }
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*c)) {
+    case 'K': shift = 10; break;
+    case 'M': shift = 20; break;
+    case 'G': shift = 30; break;
+    case 'T': shift = 40; break;
+    case '\0': break;
+    default: return -1;
+    }
+    if (shift) {
+        c++;
+        if (strcmp(c, "") && strcmp(c, "B") && strcmp(c, "b") && strcmp(c, "iB") &&
+            strcmp(c, "ib"))
+            return -1;
+        if (v > (UINT64_MAX >> shift))
+            return -1;
+        v <<= shift;
+    } else if (*c) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* Copies a path setting, or warns and leaves it empty if it does not fit. */
+static void read_path(const char *name, char *dst, char *warn, size_t cap)
+{
+    const char *v = env(name);
+    dst[0] = '\0';
+    if (!v)
+        return;
+    if (strlen(v) >= SHIM_PATH_MAX) {
+        add_warning(warn, cap, "%s is longer than %d bytes; ignored", name, SHIM_PATH_MAX - 1);
+        return;
+    }
+    strcpy(dst, v);
+}
+
+/* Fills cfg from the environment (see shim.h). */
+void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
+{
+    const char *v;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->algo = PLAN_ALGO_DIRECT;
+    cfg->window = EXEC_DEFAULT_WINDOW;
+    if (cap)
+        warn[0] = '\0';
+
+    if ((v = env("HRELAY_DISABLE")) && parse_int(v, 0, 1, &cfg->disable))
+        add_warning(warn, cap, "HRELAY_DISABLE=%s is not 0 or 1; using 0", v);
+
+    if ((v = env("HRELAY_ALGO"))) {
+        plan_algo a;
+        if (!strcmp(v, "auto"))
+            cfg->algo = PLAN_ALGO_DIRECT; /* the best family implemented so far */
+        else if (plan_algo_parse(v, &a) == 0)
+            cfg->algo = a;
+        else
+            add_warning(warn, cap,
+                        "HRELAY_ALGO=%s is not one of auto, native, direct, stepwise, greedy; "
+                        "using direct",
+                        v);
+    }
+
+    if ((v = env("HRELAY_VERBOSE")) && parse_int(v, 0, 2, &cfg->verbose)) {
+        cfg->verbose = 0;
+        add_warning(warn, cap, "HRELAY_VERBOSE=%s is not 0, 1 or 2; using 0", v);
+    }
+
+    if ((v = env("HRELAY_MIN_STEP")) && shim_parse_bytes(v, &cfg->min_step)) {
+        cfg->min_step = 0;
+        add_warning(warn, cap,
+                    "HRELAY_MIN_STEP=%s is not a byte count (digits, optional K/M/G/T); using 0",
+                    v);
+    }
+
+    if ((v = env("HRELAY_WINDOW")) && parse_int(v, 1, WINDOW_MAX, &cfg->window)) {
+        cfg->window = EXEC_DEFAULT_WINDOW;
+        add_warning(warn, cap, "HRELAY_WINDOW=%s is not an integer in 1..%d; using %d", v,
+                    WINDOW_MAX, EXEC_DEFAULT_WINDOW);
+    }
+
+    read_path("HRELAY_REPORT", cfg->report, warn, cap);
+    read_path("HRELAY_DUMP", cfg->dump, warn, cap);
+    cfg->env_hash = shim_env_hash();
+}
+
+/* FNV-1a over bytes, continuing from h. */
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+/* Hash of names and values of the HRELAY_* variables (see shim.h). */
+uint64_t shim_env_hash(void)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < sizeof env_names / sizeof env_names[0]; i++) {
+        const char *v = getenv(env_names[i]);
+        h = fnv(h, env_names[i], strlen(env_names[i]) + 1);
+        h = v ? fnv(h, v, strlen(v) + 1) : fnv(h, "\1unset", 7);
+    }
+    return h;
+}

@@ -1,0 +1,263 @@
+/* One intercepted call, start to end:
+ *   pass-through (not initialised, disabled, intercommunicator, MPI_COMM_NULL, nested call);
+ *   HRELAY_ALGO=native: PMPI with accounting;
+ *   otherwise: normalise and validate locally; one allgather on the private communicator of
+ *   [status, grain, bytes sent to each rank] per rank; an argument error anywhere is returned
+ *   on every rank; every rank checks its receive regions against its column of the matrix and
+ *   plans; one small allreduce agrees on truncation (MPI_ERR_TRUNCATE on every rank, before any
+ *   data moves) and on planning failures (then every rank runs PMPI instead); then the
+ *   self-copy and the plan run, and the call is accounted to the family that ran it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec/exec.h"
+#include "plan/local.h"
+#include "shim/shim.h"
+
+/* Words before the row of bytes in each rank's gathered block. */
+enum { HDR_STATUS, HDR_GRAIN, HDR_WORDS };
+
+/* Depth of intercepted calls on this thread: a nested call (from inside hrelay) passes through. */
+static _Thread_local int shim_depth;
+
+/* Raises code through comm's error handler (as MPI would) and returns it. */
+static int raise_error(MPI_Comm comm, int code)
+{
+    PMPI_Comm_call_errhandler(comm, code);
+    return code;
+}
+
+/* The MPI error class of an error code. */
+static int error_class(int code)
+{
+    int cls = MPI_ERR_OTHER;
+    return PMPI_Error_class(code, &cls) == MPI_SUCCESS ? cls : MPI_ERR_OTHER;
+}
+
+/* Bytes this rank sends in a call that already succeeded (its types are valid). */
+static uint64_t local_bytes(const shim_args *a, int p)
+{
+    int inplace = a->sendbuf == MPI_IN_PLACE;
+    MPI_Count size = 0;
+    uint64_t total = 0;
+    if (PMPI_Type_size_c(inplace ? a->rtype : a->stype, &size) != MPI_SUCCESS || size <= 0)
+        return 0;
+    for (int j = 0; j < p; j++) {
+        MPI_Count c = shim_args_count(a, inplace, j);
+        if (c > 0)
+            total += (uint64_t)c * (uint64_t)size;
+    }
+    return total;
+}
+
+/* The MPI library's own algorithm, accounted as "native". */
+static int run_native(const shim_args *a, double t0)
+{
+    int rc = shim_args_pmpi(a), p = 0;
+    if (rc == MPI_SUCCESS && PMPI_Comm_size(a->comm, &p) == MPI_SUCCESS)
+        shim_stats_add(shim_g.world, PLAN_ALGO_NATIVE, local_bytes(a, p), PMPI_Wtime() - t0, 0,
+                       0);
+    return rc;
+}
+
+/* Fills one side of x from the arguments into the record's arrays. Returns an MPI error class
+ * (MPI_ERR_TYPE, MPI_ERR_COUNT, ...) or MPI_SUCCESS. */
+static int describe_side(const shim_args *a, int recv, int p, exec_side *s, MPI_Count *count,
+                         MPI_Aint *displ)
+{
+    MPI_Datatype type = recv ? a->rtype : a->stype;
+    int rc;
+    if (type == MPI_DATATYPE_NULL)
+        return MPI_ERR_TYPE;
+    if ((rc = exec_type_init(&s->type, type)) != MPI_SUCCESS)
+        return error_class(rc);
+    for (int j = 0; j < p; j++) {
+        MPI_Count total;
+        count[j] = shim_args_count(a, recv, j);
+        if (count[j] < 0 || __builtin_mul_overflow(count[j], s->type.size, &total))
+            return MPI_ERR_COUNT;
+        displ[j] = shim_args_displ(a, recv, j) * (MPI_Aint)s->type.extent;
+    }
+    s->base = recv ? a->recvbuf : (char *)a->sendbuf;
+    s->count = count;
+    s->displ = displ;
+    return MPI_SUCCESS;
+}
+
+/* Normalises and validates this rank's arguments into x and writes the bytes it sends to each
+ * rank into row. With MPI_IN_PLACE the send side is left for exec_stage and the row comes from
+ * the receive side. Returns MPI_SUCCESS or the MPI error class MPI would report. */
+static int describe(const shim_args *a, shim_comm *rec, exec_exchange *x, uint64_t *row)
+{
+    int p = rec->p, inplace = a->sendbuf == MPI_IN_PLACE, rc;
+    memset(x, 0, sizeof *x);
+    x->p = p;
+    x->rank = rec->rank;
+    if (a->recvbuf == MPI_IN_PLACE)
+        return MPI_ERR_BUFFER;
+    if ((rc = describe_side(a, 1, p, &x->recv, rec->rcount, rec->rdispl)) != MPI_SUCCESS)
+        return rc;
+    if (!inplace &&
+        (rc = describe_side(a, 0, p, &x->send, rec->scount, rec->sdispl)) != MPI_SUCCESS)
+        return rc;
+    const exec_side *s = inplace ? &x->recv : &x->send;
+    for (int j = 0; j < p; j++)
+        row[j] = (uint64_t)s->count[j] * (uint64_t)s->type.size;
+    return MPI_SUCCESS;
+}
+
+/* After the allgather: the lowest rank's nonzero status (0 if none), then the gathered blocks
+ * compacted in place into the p x p matrix at the start of the buffer. */
+static int gathered_status_and_compact(uint64_t *g, int p)
+{
+    size_t stride = (size_t)p + HDR_WORDS;
+    int status = 0;
+    for (int i = 0; i < p && !status; i++)
+        status = (int)g[(size_t)i * stride + HDR_STATUS];
+    for (int i = 0; i < p; i++)
+        memmove(g + (size_t)i * p, g + (size_t)i * stride + HDR_WORDS, (size_t)p * sizeof *g);
+    return status;
+}
+
+/* 1 if some rank sends this rank more than its receive region for that rank holds. */
+static int truncated(const plan_matrix *m, const exec_exchange *x)
+{
+    for (int i = 0; i < m->p; i++)
+        if (plan_matrix_at(m, i, x->rank) >
+            (uint64_t)x->recv.count[i] * (uint64_t)x->recv.type.size)
+            return 1;
+    return 0;
+}
+
+/* Everything one planned call allocates. */
+typedef struct call_state {
+    plan pl;
+    plan_local lo;
+    void *stage;
+} call_state;
+
+/* Frees a call's allocations. */
+static void call_free(call_state *cs)
+{
+    plan_local_free(&cs->lo);
+    plan_free(&cs->pl);
+    free(cs->stage);
+}
+
+/* Plans m and prepares this rank's part. Returns 0, or -1 if anything failed (out of memory,
+ * or a plan exec cannot run). */
+static int prepare(const shim_args *a, shim_comm *rec, const plan_matrix *m, exec_exchange *x,
+                   call_state *cs)
+{
+    plan_direct_opts opts = {.min_step_bytes = shim_g.cfg.min_step};
+    plan_error err;
+    int rc = -1;
+    switch (shim_g.cfg.algo) {
+    case PLAN_ALGO_DIRECT: rc = plan_direct(m, &opts, &cs->pl, &err); break;
+    case PLAN_ALGO_STEPWISE: rc = plan_stepwise(m, &cs->pl, &err); break;
+    case PLAN_ALGO_GREEDY: rc = plan_greedy(m, &cs->pl, &err); break;
+    default: break;
+    }
+    if (rc != 0 || !exec_plan_supported(&cs->pl) ||
+        plan_local_extract(&cs->pl, rec->rank, &cs->lo, &err) != 0)
+        return -1;
+    if (a->sendbuf == MPI_IN_PLACE &&
+        exec_stage(&x->recv, rec->p, rec->priv, &x->send, rec->scount, rec->sdispl,
+                   &cs->stage) != MPI_SUCCESS)
+        return -1;
+    return 0;
+}
+
+/* Writes the plan to HRELAY_DUMP (rank 0 of the communicator; one warning per process on
+ * failure). */
+static void dump(const shim_comm *rec, const plan *pl, const plan_matrix *m)
+{
+    shim_world *w = shim_g.world;
+    if (!shim_g.cfg.dump[0] || rec->rank != 0)
+        return;
+    if (shim_dump_plan(w, shim_g.cfg.dump, pl, m) != 0) {
+        pthread_mutex_lock(&w->lock);
+        int first = !w->dump_warned;
+        w->dump_warned = 1;
+        pthread_mutex_unlock(&w->lock);
+        if (first)
+            shim_warn("cannot write plans to %s", shim_g.cfg.dump);
+    }
+}
+
+/* The planned path (see the file comment). */
+static int run_planned(const shim_args *a, double t0)
+{
+    shim_comm *rec = shim_comm_get(a->comm);
+    if (!rec)
+        return run_native(a, t0);
+
+    int p = rec->p, me = rec->rank, rc;
+    size_t stride = (size_t)p + HDR_WORDS;
+    uint64_t *mine = rec->gather + (size_t)me * stride;
+    exec_exchange x;
+    int status = describe(a, rec, &x, mine + HDR_WORDS);
+    mine[HDR_STATUS] = (uint64_t)status;
+    mine[HDR_GRAIN] = status ? 0 : (uint64_t)(a->sendbuf == MPI_IN_PLACE ? x.recv.type.size
+                                                                         : x.send.type.size);
+    rc = PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rec->gather, (int)stride,
+                        MPI_UINT64_T, rec->priv);
+    if (rc != MPI_SUCCESS)
+        return raise_error(a->comm, rc);
+    if ((status = gathered_status_and_compact(rec->gather, p)) != 0)
+        return raise_error(a->comm, status);
+
+    plan_matrix m = {.p = p, .bytes = rec->gather};
+    call_state cs;
+    memset(&cs, 0, sizeof cs);
+    int flags[2] = {truncated(&m, &x), 0}; /* [truncation, preparation failed]; MAX */
+    if (!flags[0])
+        flags[1] = prepare(a, rec, &m, &x, &cs) != 0;
+    rc = PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, rec->priv);
+    if (rc != MPI_SUCCESS || flags[0]) {
+        call_free(&cs);
+        return raise_error(a->comm, rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE);
+    }
+    if (flags[1]) {
+        call_free(&cs);
+        shim_log(2, "%s on %d ranks: planning failed, native", shim_args_name(a), p);
+        return run_native(a, t0);
+    }
+
+    dump(rec, &cs.pl, &m);
+    double modeled = shim_model_native(&m);
+    uint64_t bytes = 0;
+    for (int j = 0; j < p; j++)
+        bytes += plan_matrix_at(&m, me, j);
+    size_t nsteps = cs.pl.nsteps;
+    plan_algo algo = cs.pl.algo;
+
+    exec_opts opts = {.window = shim_g.cfg.window, .tag = SHIM_TAG_PLAN};
+    rc = exec_self_copy(&x, rec->priv, SHIM_TAG_SELF);
+    if (rc == MPI_SUCCESS)
+        rc = exec_run(&cs.lo, &x, rec->priv, &opts);
+    call_free(&cs);
+    if (rc != MPI_SUCCESS)
+        return raise_error(a->comm, rc);
+
+    double t = PMPI_Wtime() - t0;
+    shim_stats_add(shim_g.world, algo, bytes, t, modeled, 1);
+    shim_log(2, "%s on %d ranks: %s, %zu steps, %llu bytes sent by this rank, %.6f s",
+             shim_args_name(a), p, plan_algo_name(algo), nsteps, (unsigned long long)bytes, t);
+    return MPI_SUCCESS;
+}
+
+/* Runs an intercepted call (see shim.h). */
+int shim_alltoall_any(const shim_args *a)
+{
+    int inter = 0;
+    if (!shim_g.active || shim_depth > 0 || a->comm == MPI_COMM_NULL ||
+        PMPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS || inter)
+        return shim_args_pmpi(a);
+
+    shim_depth++;
+    double t0 = PMPI_Wtime();
+    int rc = shim_g.cfg.algo == PLAN_ALGO_NATIVE ? run_native(a, t0) : run_planned(a, t0);
+    shim_depth--;
+    return rc;
+}

@@ -1,0 +1,179 @@
+/* MPI_Init, MPI_Init_thread and MPI_Finalize hooks, the process state, messages on stderr and
+ * hrelay_version. Start-up happens after PMPI_Init: rank 0 of MPI_COMM_WORLD reads the
+ * environment and broadcasts it, so every rank decides the same. Shut-down (report, freeing)
+ * happens before PMPI_Finalize. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hrelay.h"
+#include "shim/shim.h"
+
+shim_state shim_g;
+
+/* The version string of this library (see hrelay.h). */
+SHIM_EXPORT const char *hrelay_version(void)
+{
+    return HRELAY_VERSION_STRING;
+}
+
+/* Prints a verbose message on rank 0 (see shim.h). */
+void shim_log(int level, const char *fmt, ...)
+{
+    if (shim_g.cfg.verbose < level || shim_g.world_rank != 0)
+        return;
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "hrelay: %s\n", line);
+}
+
+/* Prints a warning (see shim.h). */
+void shim_warn(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "hrelay: warning: %s\n", line);
+}
+
+/* Prints each line of a newline-separated warning list. */
+static void warn_lines(const char *text)
+{
+    while (*text) {
+        const char *nl = strchr(text, '\n');
+        int n = nl ? (int)(nl - text) : (int)strlen(text);
+        shim_warn("%.*s", n, text);
+        text += n + (nl != NULL);
+    }
+}
+
+/* Allocates the process-wide accumulator; NULL when out of memory. */
+static shim_world *world_create(void)
+{
+    shim_world *w = calloc(1, sizeof *w);
+    if (w && pthread_mutex_init(&w->lock, NULL) != 0) {
+        free(w);
+        w = NULL;
+    }
+    return w;
+}
+
+/* Frees the accumulator. */
+static void world_free(shim_world *w)
+{
+    if (!w)
+        return;
+    pthread_mutex_destroy(&w->lock);
+    free(w->dumped);
+    free(w);
+}
+
+/* After PMPI_Init: agree on the configuration and, unless disabled, set up interception.
+ * Collective over MPI_COMM_WORLD. On any failure (on any rank) hrelay stays a pass-through on
+ * every rank. */
+static void startup(void)
+{
+    shim_config cfg;
+    char warn[4096] = "";
+    int rank, size;
+
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        shim_config_from_env(&cfg, warn, sizeof warn);
+    if (PMPI_Bcast(&cfg, (int)sizeof cfg, MPI_BYTE, 0, MPI_COMM_WORLD) != MPI_SUCCESS)
+        return;
+
+    /* flags: [same environment as rank 0, set-up succeeded]; MIN over ranks */
+    int flags[2] = {shim_env_hash() == cfg.env_hash, 1}, keyval = MPI_KEYVAL_INVALID;
+    shim_world *w = NULL;
+    if (!cfg.disable) {
+        w = world_create();
+        flags[1] = w != NULL && shim_comm_keyval_create(&keyval) == MPI_SUCCESS;
+    }
+    if (PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
+        flags[1] = 0;
+
+    if (rank == 0) {
+        warn_lines(warn);
+        if (!flags[0])
+            shim_warn("the HRELAY_* environment differs between ranks; rank 0's is used");
+        if (!cfg.disable && !flags[1])
+            shim_warn("could not initialise (out of memory); passing every call through");
+    }
+    shim_g.cfg = cfg;
+    shim_g.world_rank = rank;
+    shim_g.world_size = size;
+    if (cfg.disable || !flags[1]) {
+        if (keyval != MPI_KEYVAL_INVALID)
+            PMPI_Comm_free_keyval(&keyval);
+        world_free(w);
+        return;
+    }
+    shim_g.keyval = keyval;
+    shim_g.world = w;
+    shim_g.active = 1;
+    shim_log(1, "%s on %d ranks: algo=%s min_step=%llu window=%d report=%s dump=%s",
+             HRELAY_VERSION_STRING, size, plan_algo_name(cfg.algo),
+             (unsigned long long)cfg.min_step, cfg.window, cfg.report[0] ? cfg.report : "-",
+             cfg.dump[0] ? cfg.dump : "-");
+}
+
+/* Before PMPI_Finalize: merge statistics, write the report (rank 0), free hrelay's state.
+ * Collective over MPI_COMM_WORLD. */
+static void shutdown_shim(void)
+{
+    shim_stats merged;
+    int rc = shim_stats_merge(shim_g.world, &merged);
+
+    if (rc == MPI_SUCCESS && shim_g.world_rank == 0) {
+        shim_log(1, "%llu calls (direct %llu, native %llu), %llu bytes, %.6f s (slowest rank)",
+                 (unsigned long long)merged.calls,
+                 (unsigned long long)merged.algo_calls[PLAN_ALGO_DIRECT],
+                 (unsigned long long)merged.algo_calls[PLAN_ALGO_NATIVE],
+                 (unsigned long long)merged.bytes, merged.time_s);
+        if (shim_g.cfg.report[0] &&
+            shim_report_write(shim_g.cfg.report, &shim_g.cfg, &merged, shim_g.world_size))
+            shim_warn("cannot write the report to %s", shim_g.cfg.report);
+    } else if (rc != MPI_SUCCESS && shim_g.world_rank == 0) {
+        shim_warn("could not merge statistics; no report written");
+    }
+
+    shim_g.active = 0;
+    shim_comm_release_world();
+    PMPI_Comm_free_keyval(&shim_g.keyval);
+    world_free(shim_g.world);
+    shim_g.world = NULL;
+}
+
+/* MPI_Init: PMPI_Init, then hrelay's start-up. */
+SHIM_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    int rc = PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        startup();
+    return rc;
+}
+
+/* MPI_Init_thread: PMPI_Init_thread, then hrelay's start-up (thread-safe at every level). */
+SHIM_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    int rc = PMPI_Init_thread(argc, argv, required, provided);
+    if (rc == MPI_SUCCESS)
+        startup();
+    return rc;
+}
+
+/* MPI_Finalize: hrelay's shut-down, then PMPI_Finalize. */
+SHIM_EXPORT int MPI_Finalize(void)
+{
+    if (shim_g.active)
+        shutdown_shim();
+    return PMPI_Finalize();
+}
