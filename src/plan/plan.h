@@ -16,6 +16,7 @@ typedef enum plan_algo {
     PLAN_ALGO_DIRECT = 1, /* weighted bipartite decomposition, bandwidth-optimal (plan/direct.c) */
     PLAN_ALGO_STEPWISE,   /* Desprez et al.: fewest steps (max degree), whole messages */
     PLAN_ALGO_GREEDY,     /* Desprez et al.: heaviest-first matchings, whole messages */
+    PLAN_ALGO_WALKER_OTTO, /* Walker-Otto: closed form for cyclic(r) -> cyclic(Kr) patterns */
     PLAN_ALGO_COUNT
 } plan_algo;
 
@@ -135,6 +136,13 @@ int plan_stepwise(const plan_matrix *m, plan *pl, plan_error *err);
  * similar size (low TC) at the price of possibly more steps than the maximum degree.
  * Deterministic. Returns 0, or -1 with err set (pl then holds no memory). */
 int plan_greedy(const plan_matrix *m, plan *pl, plan_error *err);
+
+/* Walker and Otto's schedule for a matrix that plan_wo_recognise (plan/walker_otto.h) accepts
+ * as a cyclic(r) -> cyclic(K r) redistribution: K steps, in each of which every process sends
+ * one block (the same number of bytes) and the destinations form a permutation; a block a
+ * process keeps is a local copy. Returns 0, or -1 with err set if m is not such a pattern or
+ * memory runs out (pl then holds no memory). */
+int plan_walker_otto(const plan_matrix *m, plan *pl, plan_error *err);
 
 /* Checks pl against m independently of any planner: ranks in range, no self-transfer, the step
  * constraint of pl->duplex, each transfer's byte total, a forwarded segment held by its sender

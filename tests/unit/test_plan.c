@@ -7,7 +7,9 @@
 
 #include "plan/local.h"
 #include "plan/plan.h"
+#include "plan/walker_otto.h"
 #include "random_matrix.h"
+#include "walker_otto_figures.h"
 
 /* A p x p matrix from a row-major literal. */
 static plan_matrix literal(int p, const uint64_t *v)
@@ -456,6 +458,97 @@ START_TEST(stepwise_and_greedy_random)
 }
 END_TEST
 
+/* The closed forms reproduce the paper's Figures 8 and 9 (P = 16, K = 12) entry by entry. */
+START_TEST(walker_otto_figures)
+{
+    for (int k = 0; k < 12; k++)
+        for (int p = 0; p < 16; p++) {
+            uint64_t B = plan_wo_send_block(16, 12, k, p), C = plan_wo_recv_block(16, 12, k, p);
+            ck_assert_uint_eq(B, fig8_block[k][p]);
+            ck_assert_int_eq(plan_wo_send_process(16, 12, k, p), fig8_process[k][p]);
+            ck_assert_uint_eq(B / 16, fig8_local[k][p]);
+            ck_assert_uint_eq(C, fig9_block[k][p]);
+            ck_assert_uint_eq(C % 16, fig9_process[k][p]);
+            ck_assert_uint_eq(C % 12, fig9_local[k][p]);
+        }
+}
+END_TEST
+
+/* For many P and K: every step is a permutation, every process sends each of its K blocks
+ * once, and the receive schedule is compatible with the send schedule (Eq. 12). */
+START_TEST(walker_otto_schedule_properties)
+{
+    int *hit = malloc(64 * sizeof *hit);
+    for (int P = 1; P <= 40; P++)
+        for (int K = 2; K <= 40; K++) {
+            int bad = 0;
+            for (int k = 0; k < K && !bad; k++) {
+                for (int q = 0; q < P; q++)
+                    hit[q] = 0;
+                for (int p = 0; p < P; p++) {
+                    uint64_t B = plan_wo_send_block(P, K, k, p);
+                    bad |= B % (uint64_t)P != (uint64_t)p || B / (uint64_t)P >= (uint64_t)K;
+                    int q = plan_wo_send_process(P, K, k, p);
+                    bad |= hit[q]++ != 0;
+                    uint64_t C = plan_wo_recv_block(P, K, k, q);
+                    bad |= C != B;
+                }
+            }
+            for (int p = 0; p < P && !bad; p++) { /* each local block exactly once */
+                uint64_t seen = 0;
+                for (int k = 0; k < K; k++)
+                    seen |= (uint64_t)1 << (plan_wo_send_block(P, K, k, p) / (uint64_t)P);
+                bad |= seen != (K == 64 ? ~(uint64_t)0 : ((uint64_t)1 << K) - 1);
+            }
+            ck_assert_msg(!bad, "Walker-Otto schedule broken for P=%d K=%d", P, K);
+        }
+    free(hit);
+}
+END_TEST
+
+/* The byte matrix of redistributing `cycles` cycles of P*K blocks of `block` bytes from
+ * cyclic(r) to cyclic(K r), built block by block. */
+static void block_cyclic_matrix(plan_matrix *m, int K, uint64_t block, int cycles)
+{
+    int P = m->p;
+    for (size_t e = 0; e < (size_t)P * P; e++)
+        m->bytes[e] = 0;
+    for (uint64_t B = 0; B < (uint64_t)P * K * cycles; B++)
+        m->bytes[(B % P) * P + (B / K) % P] += block;
+}
+
+/* Block-cyclic redistributions are recognised, planned in at most K permutation steps of equal
+ * transfers, and pass the verifier; other shapes are not taken for them. */
+START_TEST(walker_otto_recognised_and_planned)
+{
+    uint64_t st = 0x5eed0007;
+    for (int n = 0; n < 400; n++) {
+        int P = 2 + (int)rm_below(&st, 31), K = 2 + (int)rm_below(&st, 3 * P);
+        uint64_t block = 1 + rm_below(&st, 4096);
+        int cycles = 1 + (int)rm_below(&st, 3);
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, P, NULL), 0);
+        block_cyclic_matrix(&m, K, block, cycles);
+        int k_found;
+        uint64_t unit;
+        ck_assert_msg(plan_wo_recognise(&m, &k_found, &unit), "P=%d K=%d not recognised", P, K);
+        ck_assert_int_le(k_found, K);
+        plan pl;
+        plan_error err = {0};
+        ck_assert_msg(plan_walker_otto(&m, &pl, &err) == 0, "P=%d K=%d: %s", P, K, err.text);
+        ck_assert_msg(plan_verify(&m, &pl, &err) == 0, "P=%d K=%d verify: %s", P, K, err.text);
+        ck_assert_uint_le(pl.nsteps, (size_t)k_found);
+        ck_assert_msg(uneven_step(&pl) < 0, "P=%d K=%d: unequal transfers in a step", P, K);
+        plan_free(&pl);
+        /* a random dense matrix is no redistribution */
+        random_matrix(&m, RM_DENSE, 1 << 20, &st);
+        ck_assert_int_eq(plan_wo_recognise(&m, &k_found, &unit), 0);
+        ck_assert_int_eq(plan_walker_otto(&m, &pl, &err), -1);
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
 START_TEST(algo_names)
 {
     plan_algo a;
@@ -480,6 +573,9 @@ int main(void)
     tcase_add_test(basic, verifier_accepts_and_rejects);
     tcase_add_test(basic, local_view);
     tcase_add_test(basic, algo_names);
+    tcase_add_test(basic, walker_otto_figures);
+    tcase_add_test(basic, walker_otto_schedule_properties);
+    tcase_add_test(props, walker_otto_recognised_and_planned);
     tcase_add_test(props, direct_properties_random);
     tcase_add_test(props, direct_min_step_random);
     tcase_add_test(props, direct_deterministic);
