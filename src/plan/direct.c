@@ -406,6 +406,8 @@ static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step, p
 
 int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err)
 {
+    if (plan_matrix_is_uniform(m, NULL))
+        return plan_regular(m, PLAN_DUPLEX_FULL, PLAN_ALGO_DIRECT, pl, err);
     return decompose(m, 0, opts ? opts->min_step_bytes : 0, PLAN_ALGO_DIRECT, pl, err);
 }
 

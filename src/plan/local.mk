@@ -6,6 +6,7 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/plan.h src/plan/plan.c \
 	src/plan/direct.c \
 	src/plan/greedy.c \
+	src/plan/regular.c \
 	src/plan/walker_otto.h src/plan/walker_otto.c \
 	src/plan/verify.c \
 	src/plan/plan_json.c \

@@ -62,3 +62,17 @@ size_t plan_matrix_messages(const plan_matrix *m)
                 n++;
     return n;
 }
+
+int plan_matrix_is_uniform(const plan_matrix *m, uint64_t *bytes)
+{
+    if (m->p < 2)
+        return 0;
+    uint64_t first = plan_matrix_at(m, 0, 1);
+    for (int i = 0; i < m->p; i++)
+        for (int j = 0; j < m->p; j++)
+            if (i != j && plan_matrix_at(m, i, j) != first)
+                return 0;
+    if (bytes)
+        *bytes = first;
+    return first > 0;
+}

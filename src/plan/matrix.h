@@ -44,6 +44,10 @@ uint64_t plan_matrix_lower_bound(const plan_matrix *m, plan_duplex duplex);
 /* Number of non-zero off-diagonal entries (the messages a schedule must move). */
 size_t plan_matrix_messages(const plan_matrix *m);
 
+/* Whether every off-diagonal entry is the same non-zero number (then stored in *bytes if
+ * bytes is not NULL): a regular exchange, such as any MPI_Alltoall. Needs p >= 2. */
+int plan_matrix_is_uniform(const plan_matrix *m, uint64_t *bytes);
+
 /* Reads a matrix in text form: P lines of P non-negative decimal integers separated by blanks;
  * '#' starts a comment to the end of the line; blank lines are ignored. Returns 0, or -1 with
  * err->line and err->text naming the offending line (ragged rows, negative, non-numeric or

@@ -118,8 +118,9 @@ double plan_modeled_cost(const plan *pl, const plan_model *model);
  * same number of bytes over each of its edges. With opts->min_step_bytes == 0 the bandwidth
  * term equals plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL) exactly and the number of steps is at
  * most plan_matrix_messages(m) + 2p. Segments of one message appear in increasing offset order.
- * Deterministic: the same input gives the same plan. opts may be NULL (exact). Returns 0, or -1
- * with err set (pl then holds no memory). */
+ * A uniform matrix (plan_matrix_is_uniform) gets plan_regular's full-duplex schedule, which
+ * has all these properties in p - 1 steps. Deterministic: the same input gives the same plan.
+ * opts may be NULL (exact). Returns 0, or -1 with err set (pl then holds no memory). */
 int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err);
 
 /* Desprez et al.'s stepwise schedule: every message is sent whole in exactly one step, every
@@ -143,6 +144,21 @@ int plan_greedy(const plan_matrix *m, plan *pl, plan_error *err);
  * process keeps is a local copy. Returns 0, or -1 with err set if m is not such a pattern or
  * memory runs out (pl then holds no memory). */
 int plan_walker_otto(const plan_matrix *m, plan *pl, plan_error *err);
+
+/* A schedule in which every pair of ranks meets once and every message goes whole (Sanders and
+ * Solis-Oba, Sec. 4.1), labelled algo. Full duplex: p - 1 steps, in step r every rank sends to
+ * rank + r and receives from rank - r (mod p). Half duplex: the 1-factorisation of the complete
+ * graph, p - 1 rounds for even p and p for odd p (rank j meets plan_one_factor_partner(p, i, j)
+ * in round i; the idle rank of an odd round is unavoidable), each round two steps: the lower
+ * rank of every pair sends, then the higher. For a uniform matrix both meet the lower bound
+ * (half duplex, odd p: p / (p - 1) times it). Returns 0, or -1 with err set. */
+int plan_regular(const plan_matrix *m, plan_duplex duplex, plan_algo algo, plan *pl,
+                 plan_error *err);
+
+/* The rank that rank meets in round `round` of the 1-factorisation of p ranks: (round - rank)
+ * mod p for odd p (rank itself: idle); for even p that rule on ranks 0..p-2 with the idle rank
+ * paired with p - 1. */
+int plan_one_factor_partner(int p, int round, int rank);
 
 /* Checks pl against m independently of any planner: ranks in range, no self-transfer, the step
  * constraint of pl->duplex, each transfer's byte total, a forwarded segment held by its sender

@@ -549,6 +549,63 @@ START_TEST(walker_otto_recognised_and_planned)
 }
 END_TEST
 
+/* The 1-factorisation: (i - j) mod p for odd p, every round an involution, every pair meeting
+ * in exactly one round (p - 1 rounds for even p, p for odd). */
+START_TEST(one_factorisation)
+{
+    for (int p = 2; p <= 41; p++) {
+        int rounds = p % 2 ? p : p - 1;
+        int met[41][41] = {{0}};
+        for (int i = 0; i < rounds; i++)
+            for (int j = 0; j < p; j++) {
+                int k = plan_one_factor_partner(p, i, j);
+                ck_assert_int_eq(plan_one_factor_partner(p, i, k), j);
+                if (p % 2)
+                    ck_assert_int_eq(k, ((i - j) % p + p) % p);
+                if (k != j)
+                    met[j][k]++;
+            }
+        for (int j = 0; j < p; j++)
+            for (int k = 0; k < p; k++)
+                ck_assert_int_eq(met[j][k], j != k);
+    }
+}
+END_TEST
+
+/* Uniform exchanges: direct uses the p - 1 shift rounds; the half-duplex 1-factorisation meets
+ * the half-duplex bound for even p and p / (p - 1) of it for odd p; any matrix gives a valid
+ * regular plan. */
+START_TEST(regular_exchanges)
+{
+    uint64_t st = 0x5eed0008;
+    for (int p = 2; p <= 40; p++) {
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        random_matrix(&m, RM_UNIFORM, 1 + rm_below(&st, 1 << 20), &st);
+        uint64_t ell;
+        ck_assert(plan_matrix_is_uniform(&m, &ell));
+        plan pl = plan_checked(&m, 0);
+        ck_assert_uint_eq(pl.nsteps, (size_t)p - 1);
+        ck_assert_uint_eq(plan_bandwidth_term(&pl), plan_matrix_lower_bound(&m, PLAN_DUPLEX_FULL));
+        plan_free(&pl);
+        plan_error err = {0};
+        ck_assert_int_eq(plan_regular(&m, PLAN_DUPLEX_HALF, PLAN_ALGO_DIRECT, &pl, &err), 0);
+        ck_assert_msg(plan_verify(&m, &pl, &err) == 0, "p=%d half: %s", p, err.text);
+        uint64_t half_lb = plan_matrix_lower_bound(&m, PLAN_DUPLEX_HALF);
+        ck_assert_uint_eq(pl.nsteps, p % 2 ? 2 * (size_t)p : 2 * (size_t)p - 2);
+        ck_assert_uint_eq(plan_bandwidth_term(&pl), p % 2 ? half_lb / (p - 1) * p : half_lb);
+        plan_free(&pl);
+        random_matrix(&m, (rm_shape)(p % RM_SHAPES), 1000, &st);
+        for (int d = 0; d < 2; d++) {
+            ck_assert_int_eq(plan_regular(&m, (plan_duplex)d, PLAN_ALGO_DIRECT, &pl, &err), 0);
+            ck_assert_msg(plan_verify(&m, &pl, &err) == 0, "p=%d regular: %s", p, err.text);
+            plan_free(&pl);
+        }
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
 START_TEST(algo_names)
 {
     plan_algo a;
@@ -574,6 +631,8 @@ int main(void)
     tcase_add_test(basic, local_view);
     tcase_add_test(basic, algo_names);
     tcase_add_test(basic, walker_otto_figures);
+    tcase_add_test(basic, one_factorisation);
+    tcase_add_test(basic, regular_exchanges);
     tcase_add_test(basic, walker_otto_schedule_properties);
     tcase_add_test(props, walker_otto_recognised_and_planned);
     tcase_add_test(props, direct_properties_random);
