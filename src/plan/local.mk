@@ -7,6 +7,7 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/direct.c \
 	src/plan/greedy.c \
 	src/plan/regular.c \
+	src/plan/transpose.c \
 	src/plan/walker_otto.h src/plan/walker_otto.c \
 	src/plan/verify.c \
 	src/plan/plan_json.c \

@@ -5,7 +5,7 @@
 #include "plan/plan.h"
 
 static const char *const algo_names[PLAN_ALGO_COUNT] = {"native", "direct", "stepwise",
-                                                         "greedy", "walker-otto"};
+                                                         "greedy", "walker-otto", "transpose"};
 
 const char *plan_algo_name(plan_algo algo)
 {

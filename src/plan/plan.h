@@ -17,6 +17,7 @@ typedef enum plan_algo {
     PLAN_ALGO_STEPWISE,   /* Desprez et al.: fewest steps (max degree), whole messages */
     PLAN_ALGO_GREEDY,     /* Desprez et al.: heaviest-first matchings, whole messages */
     PLAN_ALGO_WALKER_OTTO, /* Walker-Otto: closed form for cyclic(r) -> cyclic(Kr) patterns */
+    PLAN_ALGO_TRANSPOSE,  /* Bader-Helman-JaJa two-round transpose through intermediates */
     PLAN_ALGO_COUNT
 } plan_algo;
 
@@ -46,6 +47,7 @@ typedef struct plan {
     plan_algo algo;
     plan_duplex duplex;
     uint64_t min_step_bytes; /* the merge threshold the planner used; 0 = exact */
+    uint64_t packet_bytes;   /* the grain or packet unit of the plan; 0 if it has none */
 
     size_t nsteps;
     size_t *step_begin; /* nsteps + 1 entries */
@@ -159,6 +161,20 @@ int plan_regular(const plan_matrix *m, plan_duplex duplex, plan_algo algo, plan 
  * mod p for odd p (rank itself: idle); for even p that rule on ranks 0..p-2 with the idle rank
  * paired with p - 1. */
 int plan_one_factor_partner(int p, int round, int rank);
+
+/* The two-round transpose (Bader, Helman, JaJa): each message of n grains (grain_bytes each,
+ * the last one possibly shorter) is dealt over all p ranks as intermediates, starting at rank
+ * (origin + target) mod p, which receives floor(n / p) grains, plus one for the first n mod p
+ * ranks in turn (each share one contiguous segment). Round 1 (p - 1 steps, rank i sends to
+ * i + r in step r) takes every share to its intermediate, round 2 (p - 1 more) from there to
+ * its target. In grains, no round-1 transfer of rank i exceeds sent_i / p + p / 2 and no
+ * round-2 transfer to rank j exceeds received_j / p + p / 2 (plan_transpose_share gives the
+ * counts). Returns 0, or -1 with err set (grain_bytes 0, out of memory). */
+int plan_transpose(const plan_matrix *m, uint64_t grain_bytes, plan *pl, plan_error *err);
+
+/* Grains of a message of `grains` grains from rank i to rank j that intermediate k holds in
+ * plan_transpose's dealing over p ranks. */
+uint64_t plan_transpose_share(uint64_t grains, int p, int i, int j, int k);
 
 /* Checks pl against m independently of any planner: ranks in range, no self-transfer, the step
  * constraint of pl->duplex, each transfer's byte total, a forwarded segment held by its sender

@@ -606,6 +606,56 @@ START_TEST(regular_exchanges)
 }
 END_TEST
 
+/* Grains of message i -> j for grain size g (0 on the diagonal). */
+static uint64_t grains_of(const plan_matrix *m, int i, int j, uint64_t g)
+{
+    return i == j ? 0 : (plan_matrix_at(m, i, j) + g - 1) / g;
+}
+
+/* The two-round transpose on random matrices of every shape and grain: valid (delivery through
+ * the intermediates, byte-exact), at most 2(p - 1) steps, and the paper's bounds in grains: a
+ * round-1 bin of rank i holds at most sent_i / p + p / 2 grains, a round-2 bin for rank j at
+ * most received_j / p + p / 2 (so n / p^2 + p / 2 and h / p + p / 2 for balanced input). */
+START_TEST(transpose_random)
+{
+    uint64_t st = 0x5eed0009;
+    static const uint64_t grains[] = {1, 3, 64, 4096};
+    for (int n = 0; n < 1500; n++) {
+        int p = draw_p(&st);
+        uint64_t g = grains[n % 4];
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        random_matrix(&m, (rm_shape)(n % RM_SHAPES), n % 3 ? 100000 : 50, &st);
+        plan pl;
+        plan_error err = {0};
+        ck_assert_msg(plan_transpose(&m, g, &pl, &err) == 0, "transpose: %s", err.text);
+        ck_assert_msg(plan_verify(&m, &pl, &err) == 0, "#%d %s p=%d g=%llu: %s", n,
+                      rm_shape_name((rm_shape)(n % RM_SHAPES)), p, (unsigned long long)g, err.text);
+        ck_assert_uint_le(pl.nsteps, 2 * (size_t)(p - 1));
+        int bad = 0;
+        for (int a = 0; a < p && !bad; a++) {
+            uint64_t sent = 0, recvd = 0;
+            for (int b = 0; b < p; b++) {
+                sent += grains_of(&m, a, b, g);
+                recvd += grains_of(&m, b, a, g);
+            }
+            for (int k = 0; k < p && !bad; k++) {
+                uint64_t bin1 = 0, bin2 = 0; /* rank a's bin k; intermediate k's bin for a */
+                for (int x = 0; x < p; x++) {
+                    bin1 += plan_transpose_share(grains_of(&m, a, x, g), p, a, x, k);
+                    bin2 += plan_transpose_share(grains_of(&m, x, a, g), p, x, a, k);
+                }
+                bad |= 2 * p * bin1 > 2 * sent + (uint64_t)p * p;
+                bad |= 2 * p * bin2 > 2 * recvd + (uint64_t)p * p;
+            }
+        }
+        ck_assert_msg(!bad, "#%d p=%d: a transpose bin exceeds the paper's bound", n, p);
+        plan_free(&pl);
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
 START_TEST(algo_names)
 {
     plan_algo a;
@@ -635,6 +685,7 @@ int main(void)
     tcase_add_test(basic, regular_exchanges);
     tcase_add_test(basic, walker_otto_schedule_properties);
     tcase_add_test(props, walker_otto_recognised_and_planned);
+    tcase_add_test(props, transpose_random);
     tcase_add_test(props, direct_properties_random);
     tcase_add_test(props, direct_min_step_random);
     tcase_add_test(props, direct_deterministic);
