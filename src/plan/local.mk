@@ -11,4 +11,5 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/walker_otto.h src/plan/walker_otto.c \
 	src/plan/verify.c \
 	src/plan/plan_json.c \
+	src/plan/plan_svg.c \
 	src/plan/local.h src/plan/local.c

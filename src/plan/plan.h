@@ -187,6 +187,13 @@ int plan_verify(const plan_matrix *m, const plan *pl, plan_error *err);
  * and model, followed by a newline. Returns 0, or -1 on a write error. */
 int plan_write_json(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model);
 
+/* Writes pl as an SVG Gantt chart: one row per rank, time along x (each step as wide as its
+ * modeled duration under model), every segment of every transfer a bar in the sender's and the
+ * receiver's row coloured by the rank whose data it carries, forwarded data outlined, the lower
+ * bound marked. Two elements of class "xfer" per segment: size grows with the plan. Returns 0,
+ * or -1 on a write error. */
+int plan_write_svg(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model);
+
 /* Writes a short human-readable summary: P, algorithm, steps, transfers, bandwidth term, lower
  * bound, their ratio, modeled cost. Returns 0, or -1 on a write error. */
 int plan_write_text(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model);

@@ -656,6 +656,42 @@ START_TEST(transpose_random)
 }
 END_TEST
 
+/* The Gantt chart has two bars per segment, forwarded ones marked, and is one SVG document. */
+START_TEST(svg_chart)
+{
+    uint64_t st = 0x5eed000a;
+    plan_matrix m;
+    ck_assert_int_eq(plan_matrix_init(&m, 6, NULL), 0);
+    random_matrix(&m, RM_DENSE, 5000, &st);
+    plan pl;
+    ck_assert_int_eq(plan_transpose(&m, 64, &pl, NULL), 0);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    plan_model model = {5e-6, 1e-9};
+    ck_assert_int_eq(plan_write_svg(f, &pl, &m, &model), 0);
+    fclose(f);
+    size_t bars = 0, fwd = 0, want_fwd = 0;
+    for (const char *c = text; (c = strstr(c, "class=\"xfer")); c++) {
+        bars++;
+        fwd += strncmp(c, "class=\"xfer fwd\"", 16) == 0;
+    }
+    for (size_t t = 0; t < pl.ntransfers; t++)
+        for (size_t g = 0; g < pl.transfers[t].nsegs; g++) {
+            const plan_segment *sg = &pl.segments[pl.transfers[t].seg_begin + g];
+            want_fwd += 2 * (sg->origin != pl.transfers[t].src || sg->target != pl.transfers[t].dst);
+        }
+    ck_assert_uint_eq(bars, 2 * pl.nsegments);
+    ck_assert_uint_eq(fwd, want_fwd);
+    ck_assert_uint_gt(fwd, 0);
+    ck_assert(strncmp(text, "<svg ", 5) == 0);
+    ck_assert_ptr_nonnull(strstr(text, "</svg>\n"));
+    free(text);
+    plan_free(&pl);
+    plan_matrix_free(&m);
+}
+END_TEST
+
 START_TEST(algo_names)
 {
     plan_algo a;
@@ -682,6 +718,7 @@ int main(void)
     tcase_add_test(basic, algo_names);
     tcase_add_test(basic, walker_otto_figures);
     tcase_add_test(basic, one_factorisation);
+    tcase_add_test(basic, svg_chart);
     tcase_add_test(basic, regular_exchanges);
     tcase_add_test(basic, walker_otto_schedule_properties);
     tcase_add_test(props, walker_otto_recognised_and_planned);
