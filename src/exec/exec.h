@@ -66,14 +66,18 @@ int exec_plan_supported(const plan *pl);
  * the ranges the plan delivers. Before any communication the view is checked: a forwarded
  * segment gives MPI_ERR_UNSUPPORTED_OPERATION, a range outside a receive region
  * MPI_ERR_TRUNCATE, outside a send region MPI_ERR_INTERN. The self-message (rank to itself) is
- * not part of a plan: see exec_self_copy. Returns MPI_SUCCESS or an MPI error code; after an
- * error during communication, a few staging bytes may be leaked. */
+ * not part of a plan: see exec_self_copy. Extra memory: per operation in flight, up to two
+ * elements of the send type, and for a receive type that is not dense the transfer's bytes.
+ * Returns MPI_SUCCESS or an MPI error code; after an error during communication, a few staging
+ * bytes may be leaked. */
 int exec_run(const plan_local *lo, const exec_exchange *x, MPI_Comm comm, const exec_opts *o);
 
-/* Copies this rank's message to itself (send side entry rank to receive side entry rank) with a
- * send/receive to self on comm with tag. Returns MPI_SUCCESS or an MPI error code (e.g.
- * MPI_ERR_TRUNCATE if the receive region is smaller than the message). */
-int exec_self_copy(const exec_exchange *x, MPI_Comm comm, int tag);
+/* Copies this rank's message to itself (send side entry rank to receive side entry rank)
+ * locally, without messages: memcpy between dense types, else through MPI_Pack / MPI_Unpack
+ * (comm is the communicator those take). Only whole receive elements are written. Returns
+ * MPI_SUCCESS, MPI_ERR_TRUNCATE if the receive region is smaller than the message,
+ * MPI_ERR_NO_MEM, or an MPI_Pack / MPI_Unpack error. */
+int exec_self_copy(const exec_exchange *x, MPI_Comm comm);
 
 /* MPI_IN_PLACE support: packs the messages `from` describes (p peers) into one new buffer, in
  * peer order, and describes that buffer as a dense MPI_BYTE side in *to, using the caller's

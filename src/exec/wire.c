@@ -1,9 +1,12 @@
-/* One transfer on the wire. A segment of a dense type is one MPI_BYTE block in place. Otherwise
- * the segment is cut at element boundaries: whole elements go typed, in place; the bytes of an
- * element cut by the segment boundary go through a small staging area (at most two elements'
- * worth per segment): the sender packs that element and sends the part in range, the receiver
- * collects the parts of the element across pieces and unpacks it when it is whole. A transfer
- * of several blocks is one message with a struct datatype at absolute addresses. */
+/* One transfer on the wire. The receiver always receives contiguous MPI_BYTE: in place when its
+ * type is dense, else into a staging buffer whose bytes are unpacked after completion (whole
+ * elements straight into place, an element cut by a piece boundary collected across pieces
+ * and unpacked when whole). MPICH 4.0.2 over UCX fails ("Message truncated") when a byte stream
+ * from another rank is received into a datatype mixing basic types, beyond about 13 kB, so
+ * typed receives are avoided altogether. The sender sends a dense type's range as MPI_BYTE in
+ * place; otherwise whole elements go typed, in place, and the bytes of an element cut by the
+ * range boundary are packed into a small staging area (at most two elements per segment). A
+ * transfer of several blocks is one message with a struct datatype at absolute addresses. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,15 +31,6 @@ void exec_piece_split(MPI_Count off, MPI_Count len, MPI_Count size, exec_piece *
     pc->tail_elem = b / size;
 }
 
-/* The side and message a segment addresses: for a send the message to seg->target, for a
- * receive the message from seg->origin. Sets *msg to the message's peer index. */
-static const exec_side *segment_side(const exec_ctx *c, const plan_segment *seg, int is_send,
-                                     int *msg)
-{
-    *msg = is_send ? seg->target : seg->origin;
-    return is_send ? &c->x->send : &c->x->recv;
-}
-
 /* Packs element k of message base/type into c->elem (type.size bytes). */
 static int pack_element(exec_ctx *c, const exec_side *s, char *base, MPI_Count k)
 {
@@ -54,34 +48,55 @@ static void add_block(exec_wire *w, char *addr, MPI_Count count, MPI_Datatype ty
     w->nblocks++;
 }
 
-/* Describes op as blocks (see wire.h). */
-int exec_wire_build(exec_ctx *c, const plan_local_op *op, int is_send, exec_wire *w)
+/* Describes a receive: one MPI_BYTE block per segment of a dense type (in place), or the whole
+ * transfer into a staging buffer when the type is not dense. */
+static int build_recv(exec_ctx *c, const plan_local_op *op, exec_wire *w)
 {
-    MPI_Count staged = 0;
-    int rc = MPI_SUCCESS, msg;
-
-    memset(w, 0, sizeof *w);
+    const exec_side *s = &c->x->recv;
+    w->blocks = malloc((op->nsegs ? op->nsegs : 1) * sizeof *w->blocks);
+    if (!w->blocks)
+        return MPI_ERR_NO_MEM;
+    if (!s->type.dense) {
+        if (op->bytes && !(w->tmp = malloc((size_t)op->bytes)))
+            return MPI_ERR_NO_MEM;
+        if (op->bytes)
+            add_block(w, w->tmp, (MPI_Count)op->bytes, MPI_BYTE);
+        return MPI_SUCCESS;
+    }
     for (size_t i = 0; i < op->nsegs; i++) {
-        const exec_side *s = segment_side(c, &op->segs[i], is_send, &msg);
+        const plan_segment *seg = &op->segs[i];
+        if (seg->bytes)
+            add_block(w, s->base + s->displ[seg->origin] + s->type.true_lb +
+                             (MPI_Count)seg->offset,
+                      (MPI_Count)seg->bytes, MPI_BYTE);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Describes a send: per segment one MPI_BYTE block (dense type), or the packed bytes of a cut
+ * first element, the whole elements typed, and the packed bytes of a cut last element. */
+static int build_send(exec_ctx *c, const plan_local_op *op, exec_wire *w)
+{
+    const exec_side *s = &c->x->send;
+    MPI_Count staged = 0;
+    int rc = MPI_SUCCESS;
+
+    for (size_t i = 0; i < op->nsegs && !s->type.dense; i++) {
         exec_piece pc;
-        if (s->type.dense || op->segs[i].bytes == 0)
+        if (op->segs[i].bytes == 0)
             continue;
         exec_piece_split((MPI_Count)op->segs[i].offset, (MPI_Count)op->segs[i].bytes,
                          s->type.size, &pc);
         staged += pc.head + pc.tail;
     }
     w->blocks = malloc(3 * (op->nsegs ? op->nsegs : 1) * sizeof *w->blocks);
-    w->tmp = staged ? malloc((size_t)staged) : NULL;
-    if (!w->blocks || (staged && !w->tmp)) {
-        exec_wire_free(w);
+    if (!w->blocks || (staged && !(w->tmp = malloc((size_t)staged))))
         return MPI_ERR_NO_MEM;
-    }
 
     char *t = w->tmp;
     for (size_t i = 0; i < op->nsegs && rc == MPI_SUCCESS; i++) {
         const plan_segment *seg = &op->segs[i];
-        const exec_side *s = segment_side(c, seg, is_send, &msg);
-        char *base = s->base + s->displ[msg];
+        char *base = s->base + s->displ[seg->target];
         MPI_Count off = (MPI_Count)seg->offset, len = (MPI_Count)seg->bytes;
         exec_piece pc;
         if (len == 0)
@@ -92,20 +107,30 @@ int exec_wire_build(exec_ctx *c, const plan_local_op *op, int is_send, exec_wire
         }
         exec_piece_split(off, len, s->type.size, &pc);
         if (pc.head) {
-            if (is_send && (rc = pack_element(c, s, base, pc.head_elem)) == MPI_SUCCESS)
-                memcpy(t, c->elem + pc.head_skip, (size_t)pc.head);
+            if ((rc = pack_element(c, s, base, pc.head_elem)) != MPI_SUCCESS)
+                break;
+            memcpy(t, c->elem + pc.head_skip, (size_t)pc.head);
             add_block(w, t, pc.head, MPI_BYTE);
             t += pc.head;
         }
         if (pc.mid_n)
             add_block(w, base + pc.mid_elem * s->type.extent, pc.mid_n, s->type.type);
-        if (pc.tail && rc == MPI_SUCCESS) {
-            if (is_send && (rc = pack_element(c, s, base, pc.tail_elem)) == MPI_SUCCESS)
-                memcpy(t, c->elem, (size_t)pc.tail);
+        if (pc.tail) {
+            if ((rc = pack_element(c, s, base, pc.tail_elem)) != MPI_SUCCESS)
+                break;
+            memcpy(t, c->elem, (size_t)pc.tail);
             add_block(w, t, pc.tail, MPI_BYTE);
             t += pc.tail;
         }
     }
+    return rc;
+}
+
+/* Describes op as blocks (see wire.h). */
+int exec_wire_build(exec_ctx *c, const plan_local_op *op, int is_send, exec_wire *w)
+{
+    memset(w, 0, sizeof *w);
+    int rc = is_send ? build_send(c, op, w) : build_recv(c, op, w);
     if (rc != MPI_SUCCESS)
         exec_wire_free(w);
     return rc;
@@ -182,37 +207,46 @@ static int unpack_element(exec_ctx *c, const exec_side *s, char *base, exec_carr
     return rc;
 }
 
-/* Moves staged bytes into the carries and unpacks completed elements (see wire.h). */
+/* Unpacks the staged bytes of a completed receive (see wire.h). */
 int exec_wire_finish_recv(exec_ctx *c, const plan_local_op *op, const exec_wire *w)
 {
+    const exec_side *s = &c->x->recv;
     const char *t = w->tmp;
-    int rc = MPI_SUCCESS, msg;
+    int rc = MPI_SUCCESS;
 
+    if (s->type.dense)
+        return MPI_SUCCESS;
     for (size_t i = 0; i < op->nsegs && rc == MPI_SUCCESS; i++) {
         const plan_segment *seg = &op->segs[i];
-        const exec_side *s = segment_side(c, seg, 0, &msg);
+        int msg = seg->origin;
         char *base = s->base + s->displ[msg];
         exec_piece pc;
-        if (s->type.dense || seg->bytes == 0)
+        if (seg->bytes == 0)
             continue;
         exec_piece_split((MPI_Count)seg->offset, (MPI_Count)seg->bytes, s->type.size, &pc);
-        if (!pc.head && !pc.tail)
-            continue;
-        if (!c->carry && !(c->carry = calloc((size_t)c->x->p, sizeof *c->carry)))
-            return MPI_ERR_NO_MEM;
-        exec_carry *k = &c->carry[msg];
-        if (!k->buf && !(k->buf = malloc((size_t)s->type.size)))
-            return MPI_ERR_NO_MEM;
+        exec_carry *k = NULL;
+        if (pc.head || pc.tail) {
+            if (!c->carry && !(c->carry = calloc((size_t)c->x->p, sizeof *c->carry)))
+                return MPI_ERR_NO_MEM;
+            k = &c->carry[msg];
+            if (!k->buf && !(k->buf = malloc((size_t)s->type.size)))
+                return MPI_ERR_NO_MEM;
+        }
         if (pc.head) {
             /* continues the element the previous piece of this message began */
-            if (k->fill != pc.head_skip || (k->fill && k->elem != pc.head_elem))
+            if (k->fill != pc.head_skip || k->elem != pc.head_elem)
                 return MPI_ERR_INTERN;
-            k->elem = pc.head_elem;
             memcpy(k->buf + k->fill, t, (size_t)pc.head);
             k->fill += pc.head;
             t += pc.head;
-            if (k->fill == s->type.size)
-                rc = unpack_element(c, s, base, k);
+            if (k->fill == s->type.size && (rc = unpack_element(c, s, base, k)) != MPI_SUCCESS)
+                break;
+        }
+        if (pc.mid_n) {
+            MPI_Count pos = 0, bytes = pc.mid_n * s->type.size;
+            rc = PMPI_Unpack_c(t, bytes, &pos, base + pc.mid_elem * s->type.extent, pc.mid_n,
+                               s->type.type, c->comm);
+            t += bytes;
         }
         if (pc.tail && rc == MPI_SUCCESS) {
             if (k->fill != 0)

@@ -41,17 +41,18 @@ typedef struct exec_block {
     MPI_Datatype type;
 } exec_block;
 
-/* One transfer as posted: its blocks in wire order, and the staging bytes (heads and tails of
- * elements cut by a segment boundary) that must live until the operation completes. */
+/* One transfer as posted: its blocks in wire order, and the staging bytes (a send's cut
+ * elements, a non-dense receive's whole transfer) that must live until it completes. */
 typedef struct exec_wire {
     exec_block *blocks;
     size_t nblocks;
     char *tmp;
 } exec_wire;
 
-/* Describes op (a send if is_send, else a receive) as blocks. For a send, cut elements are
- * packed and their bytes copied into w->tmp. Returns MPI_SUCCESS, MPI_ERR_NO_MEM or an MPI_Pack
- * error; on failure w holds no memory. */
+/* Describes op (a send if is_send, else a receive) as blocks. A receive is contiguous
+ * MPI_BYTE: in place for a dense receive type, else the whole transfer into w->tmp. For a send,
+ * elements cut by a segment boundary are packed and the bytes in range copied into w->tmp.
+ * Returns MPI_SUCCESS, MPI_ERR_NO_MEM or an MPI_Pack error; on failure w holds no memory. */
 int exec_wire_build(exec_ctx *c, const plan_local_op *op, int is_send, exec_wire *w);
 
 /* Posts w to or from peer with tag on c->comm (one operation; several blocks go as one struct
@@ -59,8 +60,9 @@ int exec_wire_build(exec_ctx *c, const plan_local_op *op, int is_send, exec_wire
 int exec_wire_post(exec_ctx *c, const exec_wire *w, int is_send, int peer, int tag,
                    MPI_Request *req);
 
-/* After receive op completed: moves the staged head and tail bytes into the partial elements
- * of their messages and unpacks every element that became whole. Requires the pieces of each
+/* After receive op completed: for a receive type that is not dense, unpacks the staged bytes:
+ * whole elements straight into place, the bytes of an element cut by a piece boundary into
+ * the partial element of their message, unpacked once it is whole. Requires the pieces of each
  * message to arrive in increasing, adjacent order (exec_run checks this beforehand). Returns
  * MPI_SUCCESS, MPI_ERR_NO_MEM, MPI_ERR_INTERN (pieces out of order) or an MPI_Unpack error. */
 int exec_wire_finish_recv(exec_ctx *c, const plan_local_op *op, const exec_wire *w);

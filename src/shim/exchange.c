@@ -233,7 +233,7 @@ static int run_planned(const shim_args *a, double t0)
     plan_algo algo = cs.pl.algo;
 
     exec_opts opts = {.window = shim_g.cfg.window, .tag = SHIM_TAG_PLAN};
-    rc = exec_self_copy(&x, rec->priv, SHIM_TAG_SELF);
+    rc = exec_self_copy(&x, rec->priv);
     if (rc == MPI_SUCCESS)
         rc = exec_run(&cs.lo, &x, rec->priv, &opts);
     call_free(&cs);

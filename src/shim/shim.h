@@ -20,8 +20,8 @@ enum { SHIM_PATH_MAX = 1024 };
 #define SHIM_ALPHA_S 5e-6
 #define SHIM_BETA_S_PER_BYTE 1e-9
 
-/* Tags on a private communicator: plan messages and the self-copy. */
-enum { SHIM_TAG_PLAN = 1, SHIM_TAG_SELF = 2 };
+/* Tag of plan messages on a private communicator. */
+enum { SHIM_TAG_PLAN = 1 };
 
 /* ---- configuration (config.c) ---- */
 
