@@ -339,13 +339,15 @@ int tl_side_untouched(const tl_side *s)
 /* Reports a failure. */
 void tl_fail(const char *fmt, ...)
 {
-    int rank = -1;
+    int rank = -1, finalized = 0;
     char line[1024];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Finalized(&finalized);
+    if (!finalized)
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     fprintf(stderr, "rank %d: FAIL: %s\n", rank, line);
     failures++;
 }

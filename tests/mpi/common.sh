@@ -1,0 +1,64 @@
+# Sourced by the tests/mpi/*.sh tests. They run from the top build directory (make check), where
+# tests/mpi/mpi-env.sh holds the configured launcher and the path of the built libhrelay.so.
+#
+# Every launch: UCX_TLS=self,sm for the ranks (UCX's tcp transport made MPI_Init fail now and
+# then), LD_PRELOAD of libhrelay.so for the ranks only (-genv, never the launcher), and a
+# timeout (HRELAY_TEST_TIMEOUT seconds, default 300) so that a hang fails the test. The HRELAY_*
+# variables of the calling environment are cleared; each test sets what it needs.
+
+set -u
+. ./tests/mpi/mpi-env.sh || exit 99
+: "${HRELAY_TEST_TIMEOUT:=300}"
+: "${HRELAY_TEST_SEED:=1}"
+unset HRELAY_ALGO HRELAY_REPORT HRELAY_DUMP HRELAY_VERBOSE HRELAY_DISABLE HRELAY_MIN_STEP \
+    HRELAY_WINDOW
+HR_TMP=$(mktemp -d "${TMPDIR:-/tmp}/hrelay-mpi.XXXXXX") || exit 99
+trap 'rm -rf "$HR_TMP"' EXIT
+
+# The rank counts every MPI test covers.
+HR_RANKS="1 2 3 4 5 7 8"
+
+# hr_fail MESSAGE: reports and ends the test with failure.
+hr_fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+
+# _hr_launch PRELOAD N [VAR=VALUE ...] -- PROGRAM [ARGS]: runs PROGRAM on N ranks.
+_hr_launch() {
+    local preload=$1 n=$2
+    shift 2
+    local -a genv=(-genv UCX_TLS self,sm)
+    if [ "$preload" = 1 ]; then
+        genv+=(-genv LD_PRELOAD "$HRELAY_LIB")
+    fi
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+        genv+=(-genv "${1%%=*}" "${1#*=}")
+        shift
+    done
+    shift
+    echo "+ $MPIEXEC -n $n ${genv[*]} $*"
+    timeout "$HRELAY_TEST_TIMEOUT" "$MPIEXEC" -n "$n" "${genv[@]}" "$@"
+}
+
+# hr_run N [VAR=VALUE ...] -- PROGRAM [ARGS]: PROGRAM on N ranks under libhrelay.so.
+hr_run() {
+    _hr_launch 1 "$@"
+}
+
+# hr_run_plain N [VAR=VALUE ...] -- PROGRAM [ARGS]: the same without libhrelay.so.
+hr_run_plain() {
+    _hr_launch 0 "$@"
+}
+
+# hr_algorithms REPORT: the "algorithms" object of a report, e.g. "algorithms": {"direct": 2}
+hr_algorithms() {
+    grep -o '"algorithms": {[^}]*}' "$1"
+}
+
+# hr_expect_algorithms REPORT EXPECTED: fails unless the report's algorithms object is EXPECTED.
+hr_expect_algorithms() {
+    local got
+    got=$(hr_algorithms "$1")
+    [ "$got" = "$2" ] || hr_fail "$1: expected $2, got '${got}'"
+}

@@ -1,0 +1,78 @@
+#!/bin/bash
+# The environment and the report: the report counts what actually ran (HRELAY_ALGO=native ->
+# "native" only, stepwise/greedy -> their names); HRELAY_DISABLE=1 is a pure pass-through (no
+# report, no dump); invalid values give one warning each, on rank 0 only, and the defaults; the
+# settings in effect appear in the report's config; rank 0's environment wins when the ranks'
+# environments differ; HRELAY_DUMP writes each distinct plan once; HRELAY_VERBOSE prints on
+# rank 0. compare checks the report itself (--expect).
+. "${srcdir:-.}/tests/mpi/common.sh"
+cmp_args=(--seed "$HRELAY_TEST_SEED" --cases 8)
+r=$HR_TMP/report.json
+
+# native: every call counted as native, none as direct
+hr_run 3 HRELAY_ALGO=native HRELAY_REPORT="$r" -- \
+    ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect native || hr_fail "native"
+grep -q '"algo": "native"' "$r" || hr_fail "config of the native run: $(cat "$r")"
+
+# the other plan families the shim can run
+for algo in stepwise greedy; do
+    hr_run 4 HRELAY_ALGO=$algo HRELAY_REPORT="$r" -- \
+        ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect $algo || hr_fail "$algo"
+done
+
+# disabled: results right, no report, no dump directory
+hr_run 3 HRELAY_DISABLE=1 HRELAY_REPORT="$HR_TMP/none.json" HRELAY_DUMP="$HR_TMP/nodump" -- \
+    ./tests/mpi/compare "${cmp_args[@]}" --report "$HR_TMP/none.json" --expect none ||
+    hr_fail "disabled"
+[ ! -e "$HR_TMP/nodump" ] || hr_fail "HRELAY_DISABLE=1 created the dump directory"
+
+# invalid values: one warning per variable from rank 0, defaults in effect
+hr_run 3 HRELAY_ALGO=bogus HRELAY_VERBOSE=7 HRELAY_MIN_STEP=12Q HRELAY_WINDOW=0 \
+    HRELAY_DISABLE=maybe HRELAY_REPORT="$r" -- \
+    ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect direct 2>"$HR_TMP/err" ||
+    hr_fail "invalid values"
+cat "$HR_TMP/err"
+[ "$(grep -c '^hrelay: warning:' "$HR_TMP/err")" = 5 ] || hr_fail "expected 5 warnings"
+for v in HRELAY_ALGO=bogus HRELAY_VERBOSE=7 HRELAY_MIN_STEP=12Q HRELAY_WINDOW=0 \
+    HRELAY_DISABLE=maybe; do
+    grep -q "^hrelay: warning: $v " "$HR_TMP/err" || hr_fail "no warning for $v"
+done
+grep -q '"config": {"algo": "direct", "min_step_bytes": 0, "window": 8, "verbose": 0,' "$r" ||
+    hr_fail "defaults not in effect: $(cat "$r")"
+
+# valid settings appear in the config (K suffix, window 1) and the results stay right
+hr_run 3 HRELAY_MIN_STEP=64K HRELAY_WINDOW=1 HRELAY_REPORT="$r" -- \
+    ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect direct || hr_fail "min step"
+grep -q '"min_step_bytes": 65536, "window": 1,' "$r" || hr_fail "config: $(cat "$r")"
+
+# a divergent environment: rank 0 says native, the others nothing; rank 0's setting is used
+timeout "$HRELAY_TEST_TIMEOUT" "$MPIEXEC" -genv UCX_TLS self,sm -genv LD_PRELOAD "$HRELAY_LIB" \
+    -genv HRELAY_REPORT "$r" \
+    -n 1 -env HRELAY_ALGO native ./tests/mpi/compare "${cmp_args[@]}" --report "$r" \
+    --expect native : -n 2 ./tests/mpi/compare "${cmp_args[@]}" 2>"$HR_TMP/err" ||
+    hr_fail "divergent environment"
+grep -q '^hrelay: warning: the HRELAY_\* environment differs between ranks' "$HR_TMP/err" ||
+    hr_fail "no divergence warning: $(cat "$HR_TMP/err")"
+
+# dumps: plan files with the algorithm; a second identical run adds no file
+d=$HR_TMP/plans
+hr_run 4 HRELAY_DUMP="$d" -- ./tests/mpi/compare "${cmp_args[@]}" || hr_fail "dump run"
+n1=$(ls "$d"/plan-*.json | wc -l)
+[ "$n1" -ge 1 ] || hr_fail "no plan written to $d"
+for f in "$d"/plan-*.json; do
+    grep -q '"algorithm": "direct"' "$f" || hr_fail "$f has no direct algorithm"
+done
+hr_run 4 HRELAY_DUMP="$d" -- ./tests/mpi/compare "${cmp_args[@]}" || hr_fail "dump run 2"
+n2=$(ls "$d" | wc -l)
+[ "$n1" = "$n2" ] || hr_fail "the same plans were written again ($n1 files, then $n2)"
+
+# verbose: the start-up and summary lines once (rank 0), per-call lines at level 2
+hr_run 3 HRELAY_VERBOSE=2 -- ./tests/mpi/compare "${cmp_args[@]}" 2>"$HR_TMP/err" ||
+    hr_fail "verbose"
+[ "$(grep -c '^hrelay: [0-9.]* on 3 ranks: algo=direct' "$HR_TMP/err")" = 1 ] ||
+    hr_fail "start-up line: $(cat "$HR_TMP/err")"
+[ "$(grep -c '^hrelay: [0-9]* calls (direct' "$HR_TMP/err")" = 1 ] ||
+    hr_fail "summary line: $(cat "$HR_TMP/err")"
+grep -q '^hrelay: MPI_Alltoallv on 3 ranks: direct, ' "$HR_TMP/err" ||
+    hr_fail "per-call lines: $(cat "$HR_TMP/err")"
+exit 0
