@@ -51,8 +51,8 @@ typedef struct exec_opts {
     int tag;
 } exec_opts;
 
-/* Default window, chosen by measurement (see README / exec/run.c). */
-#define EXEC_DEFAULT_WINDOW 8
+/* Default window, chosen by measurement (see exec/run.c). */
+#define EXEC_DEFAULT_WINDOW 32
 
 /* Returns 1 if exec_run can run every transfer of pl: every segment travels from its origin to
  * its target in one transfer (origin == src, target == dst). Forwarding plans return 0. */

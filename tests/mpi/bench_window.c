@@ -1,4 +1,4 @@
-/* Not a test: measures exec_run for windows 1, 2, 4, 8, 16 (operations in flight), to choose
+/* Not a test: measures exec_run for windows 1, 2, 4, 8, 16, 32, 64 (operations in flight), to choose
  * EXEC_DEFAULT_WINDOW. Two workloads, both MPI_BYTE (dense, so only scheduling is measured):
  *   pipeline: every rank exchanges with its neighbours ring-wise, each message cut into
  *             --steps pieces of B bytes, one piece per step (many consecutive steps between
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     static const uint64_t sizes[] = {1024, 16384, 262144, 1048576};
-    static const int windows[] = {1, 2, 4, 8, 16};
+    static const int windows[] = {1, 2, 4, 8, 16, 32, 64};
     if (me == 0)
         printf("%s, P=%d, median of %d (ms per exchange)\n%10s", direct ? "direct" : "pipeline",
                p, reps, direct ? "mean msg" : "piece");

@@ -37,7 +37,7 @@ for v in HRELAY_ALGO=bogus HRELAY_VERBOSE=7 HRELAY_MIN_STEP=12Q HRELAY_WINDOW=0 
     HRELAY_DISABLE=maybe; do
     grep -q "^hrelay: warning: $v " "$HR_TMP/err" || hr_fail "no warning for $v"
 done
-grep -q '"config": {"algo": "direct", "min_step_bytes": 0, "window": 8, "verbose": 0,' "$r" ||
+grep -q '"config": {"algo": "direct", "min_step_bytes": 0, "window": 32, "verbose": 0,' "$r" ||
     hr_fail "defaults not in effect: $(cat "$r")"
 
 # valid settings appear in the config (K suffix, window 1) and the results stay right
