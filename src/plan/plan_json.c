@@ -193,8 +193,13 @@ int plan_write_text(FILE *out, const plan *pl, const plan_matrix *m, const plan_
     fprintf(out, "algorithm        %s\n", plan_algo_name(pl->algo));
     fprintf(out, "duplex           %s\n", duplex_name(pl->duplex));
     fprintf(out, "messages         %zu (non-zero, off-diagonal)\n", f.messages);
-    fprintf(out, "steps            %zu (at most messages + 2P = %zu when exact; at least %zu)\n",
-            pl->nsteps, bound, f.min_steps);
+    if (pl->algo == PLAN_ALGO_DIRECT)
+        fprintf(out, "steps            %zu (at most messages + 2P = %zu when exact)\n",
+                pl->nsteps, bound);
+    else
+        fprintf(out, "steps            %zu\n", pl->nsteps);
+    fprintf(out, "max degree       %zu (fewest steps when every message goes whole)\n",
+            f.min_steps);
     fprintf(out, "transfers        %zu\n", pl->ntransfers);
     fprintf(out, "segments         %zu\n", pl->nsegments);
     if (pl->min_step_bytes)

@@ -22,11 +22,15 @@ static const char *const prog = "hrelay-plan";
 #define DEFAULT_ALPHA_S 5e-6
 #define DEFAULT_BETA_S_PER_BYTE 1e-9
 
+/* Output formats. */
+typedef enum out_format { FORMAT_JSON, FORMAT_TEXT, FORMAT_SVG } out_format;
+
 /* What the command line asked for. */
 typedef struct options {
     plan_algo algo;
-    int text;   /* --format text */
-    int verify; /* --verify */
+    out_format format;
+    int verify;          /* --verify */
+    uint64_t grain;      /* --grain: transpose's unit of dealing, bytes */
     plan_direct_opts direct;
     plan_model model;
     const char *matrix; /* path, or "-" for standard input */
@@ -45,13 +49,21 @@ static void usage(FILE *out)
             "is not scheduled.\n"
             "\n"
             "Options:\n"
-            "  -a, --algo NAME       schedule family: direct (the only one so far; default)\n"
+            "  -a, --algo NAME       schedule family (default direct):\n"
+            "                          direct       bandwidth-optimal weighted decomposition\n"
+            "                          stepwise     fewest steps, whole messages\n"
+            "                          greedy       heaviest-first matchings, whole messages\n"
+            "                          transpose    two rounds through intermediate ranks\n"
+            "                          walker-otto  closed form for cyclic(r) -> cyclic(Kr)\n"
+            "                                       patterns (fails on other matrices)\n"
             "  -f, --format FORMAT   json (default): the plan in the hrelay plan format;\n"
-            "                        text: a summary (P, steps, bandwidth term, lower bound...)\n"
-            "      --min-step BYTES  merge steps smaller than BYTES per transfer (default 0 =\n"
-            "                        exact; the bandwidth term may then exceed the lower bound\n"
-            "                        by up to BYTES per enlarged step). Printed as the JSON\n"
-            "                        \"packet_bytes\".\n"
+            "                        text: a summary (P, steps, bandwidth term, lower bound...);\n"
+            "                        svg: a Gantt chart of the plan (one row per rank)\n"
+            "      --min-step BYTES  direct: merge steps smaller than BYTES per transfer\n"
+            "                        (default 0 = exact; the bandwidth term may then exceed the\n"
+            "                        lower bound by up to BYTES per enlarged step). Printed as\n"
+            "                        the JSON \"packet_bytes\".\n"
+            "      --grain BYTES     transpose: the unit messages are dealt in (default 1)\n"
             "      --alpha S         cost model: seconds per message (default %g)\n"
             "      --beta S          cost model: seconds per byte (default %g)\n"
             "      --verify          check the plan with the independent verifier; exit 1 if\n"
@@ -59,7 +71,8 @@ static void usage(FILE *out)
             "  -h, --help            print this help and exit\n"
             "  -V, --version         print the version and exit\n"
             "\n"
-            "Exit status: 0 success, 1 verification or output failure, 2 bad usage or input.\n",
+            "Exit status: 0 success, 1 planning, verification or output failure, 2 bad usage or\n"
+            "input.\n",
             prog, DEFAULT_ALPHA_S, DEFAULT_BETA_S_PER_BYTE);
 }
 
@@ -100,11 +113,12 @@ static int bad_value(const char *opt, const char *value, const char *what)
 /* Fills o from argv. Returns -1 to go on, or the exit status (0 after --help / --version). */
 static int parse_args(int argc, char **argv, options *o)
 {
-    enum { OPT_MIN_STEP = 256, OPT_ALPHA, OPT_BETA, OPT_VERIFY };
+    enum { OPT_MIN_STEP = 256, OPT_GRAIN, OPT_ALPHA, OPT_BETA, OPT_VERIFY };
     static const struct option longopts[] = {
         {"algo", required_argument, NULL, 'a'},
         {"format", required_argument, NULL, 'f'},
         {"min-step", required_argument, NULL, OPT_MIN_STEP},
+        {"grain", required_argument, NULL, OPT_GRAIN},
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"beta", required_argument, NULL, OPT_BETA},
         {"verify", no_argument, NULL, OPT_VERIFY},
@@ -112,20 +126,30 @@ static int parse_args(int argc, char **argv, options *o)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    *o = (options){.algo = PLAN_ALGO_DIRECT,
+    *o = (options){.algo = PLAN_ALGO_DIRECT, .grain = 1,
                    .model = {DEFAULT_ALPHA_S, DEFAULT_BETA_S_PER_BYTE}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":a:f:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'a':
-            if (plan_algo_parse(optarg, &o->algo) || o->algo != PLAN_ALGO_DIRECT)
-                return bad_value("--algo", optarg, "direct");
+            if (plan_algo_parse(optarg, &o->algo) || o->algo == PLAN_ALGO_NATIVE)
+                return bad_value("--algo", optarg,
+                                 "direct, stepwise, greedy, transpose or walker-otto");
             break;
         case 'f':
-            if (strcmp(optarg, "json") && strcmp(optarg, "text"))
-                return bad_value("--format", optarg, "json or text");
-            o->text = strcmp(optarg, "text") == 0;
+            if (!strcmp(optarg, "json"))
+                o->format = FORMAT_JSON;
+            else if (!strcmp(optarg, "text"))
+                o->format = FORMAT_TEXT;
+            else if (!strcmp(optarg, "svg"))
+                o->format = FORMAT_SVG;
+            else
+                return bad_value("--format", optarg, "json, text or svg");
+            break;
+        case OPT_GRAIN:
+            if (parse_bytes(optarg, &o->grain) || o->grain == 0)
+                return bad_value("--grain", optarg, "a positive number of bytes");
             break;
         case OPT_MIN_STEP:
             if (parse_bytes(optarg, &o->direct.min_step_bytes))
@@ -196,13 +220,37 @@ static int read_matrix(const char *path, plan_matrix *m)
     return EXIT_USAGE;
 }
 
+/* Builds the plan of family o->algo. Returns 0, or -1 with err set. */
+static int make_plan(const options *o, const plan_matrix *m, plan *pl, plan_error *err)
+{
+    switch (o->algo) {
+    case PLAN_ALGO_DIRECT: return plan_direct(m, &o->direct, pl, err);
+    case PLAN_ALGO_STEPWISE: return plan_stepwise(m, pl, err);
+    case PLAN_ALGO_GREEDY: return plan_greedy(m, pl, err);
+    case PLAN_ALGO_WALKER_OTTO: return plan_walker_otto(m, pl, err);
+    case PLAN_ALGO_TRANSPOSE: return plan_transpose(m, o->grain, pl, err);
+    default: return plan_error_set(err, 0, "%s is not a schedule", plan_algo_name(o->algo));
+    }
+}
+
+/* Writes pl in the chosen format. Returns 0, or -1 on a write error. */
+static int write_plan(const options *o, const plan *pl, const plan_matrix *m)
+{
+    switch (o->format) {
+    case FORMAT_TEXT: return plan_write_text(stdout, pl, m, &o->model);
+    case FORMAT_SVG: return plan_write_svg(stdout, pl, m, &o->model);
+    default: return plan_write_json(stdout, pl, m, &o->model);
+    }
+}
+
 /* Plans, optionally verifies, and prints. Returns the exit status. */
 static int run(const options *o, const plan_matrix *m)
 {
     plan pl = {0};
     plan_error err = {0};
-    if (plan_direct(m, &o->direct, &pl, &err)) {
-        fprintf(stderr, "%s: planning failed: %s\n", prog, err.text);
+    if (make_plan(o, m, &pl, &err)) {
+        fprintf(stderr, "%s: %s planning failed: %s\n", prog, plan_algo_name(o->algo),
+                err.text);
         return EXIT_FAILED;
     }
     int status = 0;
@@ -210,9 +258,7 @@ static int run(const options *o, const plan_matrix *m)
         fprintf(stderr, "%s: plan verification failed: %s\n", prog, err.text);
         status = EXIT_FAILED;
     } else {
-        int rc = o->text ? plan_write_text(stdout, &pl, m, &o->model)
-                         : plan_write_json(stdout, &pl, m, &o->model);
-        if (rc) {
+        if (write_plan(o, &pl, m)) {
             fprintf(stderr, "%s: writing the plan failed: %s\n", prog, strerror(errno));
             status = EXIT_FAILED;
         } else if (o->verify) {
