@@ -5,12 +5,16 @@ bin_SCRIPTS += hrelay-run
 CLEANFILES += hrelay-run
 EXTRA_DIST += scripts/hrelay-run.in
 
+# The default window is the library's (EXEC_DEFAULT_WINDOW in src/exec/exec.h).
+hrelay_run_window = `sed -n 's/^\#define EXEC_DEFAULT_WINDOW  *\([0-9][0-9]*\).*/\1/p' \
+	$(srcdir)/src/exec/exec.h`
 hrelay_run_edit = sed \
 	-e 's|@libdir[@]|$(libdir)|g' \
 	-e 's|@MPIEXEC[@]|$(MPIEXEC)|g' \
-	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g'
+	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
+	-e "s|@WINDOW_DEFAULT[@]|$(hrelay_run_window)|g"
 
-hrelay-run: $(srcdir)/scripts/hrelay-run.in Makefile
+hrelay-run: $(srcdir)/scripts/hrelay-run.in $(srcdir)/src/exec/exec.h Makefile
 	$(AM_V_GEN)rm -f $@ $@.tmp && \
 	$(hrelay_run_edit) $(srcdir)/scripts/hrelay-run.in > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
