@@ -133,10 +133,15 @@ static void shutdown_shim(void)
     int rc = shim_stats_merge(shim_g.world, &merged);
 
     if (rc == MPI_SUCCESS && shim_g.world_rank == 0) {
-        shim_log(1, "%llu calls (direct %llu, native %llu), %llu bytes, %.6f s (slowest rank)",
-                 (unsigned long long)merged.calls,
-                 (unsigned long long)merged.algo_calls[PLAN_ALGO_DIRECT],
-                 (unsigned long long)merged.algo_calls[PLAN_ALGO_NATIVE],
+        char algos[256] = "";
+        size_t n = 0;
+        for (int a = 0; a < PLAN_ALGO_COUNT && n < sizeof algos; a++)
+            if (merged.algo_calls[a])
+                n += (size_t)snprintf(algos + n, sizeof algos - n, "%s%s %llu", n ? ", " : "",
+                                      plan_algo_name((plan_algo)a),
+                                      (unsigned long long)merged.algo_calls[a]);
+        shim_log(1, "%llu calls (%s), %llu bytes, %.6f s (slowest rank)",
+                 (unsigned long long)merged.calls, n ? algos : "none",
                  (unsigned long long)merged.bytes, merged.time_s);
         if (shim_g.cfg.report[0] &&
             shim_report_write(shim_g.cfg.report, &shim_g.cfg, &merged, shim_g.world_size))

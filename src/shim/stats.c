@@ -20,7 +20,16 @@ void shim_stats_add(shim_world *w, plan_algo algo, uint64_t bytes, double time_s
 }
 
 /* Words of one rank's statistics on the wire (doubles travel as their bit patterns). */
-enum { W_CALLS, W_BYTES, W_PLANS, W_HITS, W_TIME, W_MODEL, W_ALGO, W_COUNT = W_ALGO + PLAN_ALGO_COUNT };
+enum {
+    W_CALLS,
+    W_BYTES,
+    W_PLANS,
+    W_HITS,
+    W_TIME,
+    W_MODEL,
+    W_ALGO,
+    W_COUNT = W_ALGO + PLAN_ALGO_COUNT
+};
 
 /* Stores a double's bits in a word. */
 static uint64_t dbits(double d)

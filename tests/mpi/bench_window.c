@@ -1,5 +1,5 @@
-/* Not a test: measures exec_run for windows 1, 2, 4, 8, 16, 32, 64 (operations in flight), to choose
- * EXEC_DEFAULT_WINDOW. Two workloads, both MPI_BYTE (dense, so only scheduling is measured):
+/* Not a test: measures exec_run for windows 1, 2, 4, 8, 16, 32, 64 (operations in flight), to
+ * choose EXEC_DEFAULT_WINDOW. Two workloads, both MPI_BYTE (dense, so only scheduling is measured):
  *   pipeline: every rank exchanges with its neighbours ring-wise, each message cut into
  *             --steps pieces of B bytes, one piece per step (many consecutive steps between
  *             the same pairs: where overlapping steps can help);

@@ -69,7 +69,8 @@ static void run_case(MPI_Comm comm, const char *comm_name, int c, uint64_t seed,
     int p, me;
     MPI_Comm_size(comm, &p);
     MPI_Comm_rank(comm, &me);
-    int inplace = v == IN_PLACE_V || v == IN_PLACE_A, uniform = v != V && v != VC && v != IN_PLACE_V;
+    int inplace = v == IN_PLACE_V || v == IN_PLACE_A;
+    int uniform = v != V && v != VC && v != IN_PLACE_V;
     char what[256];
     snprintf(what, sizeof what, "%s case %d: %s, %s, %s", comm_name, c, variant_names[v],
              uniform ? "uniform" : tl_pattern_name(pattern), ty->name);
