@@ -63,7 +63,7 @@ static shim_comm *record_create(MPI_Comm comm)
     ok = rec != NULL;
     if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, priv) != MPI_SUCCESS)
         ok = 0;
-    if (ok) {
+    if (ok && rec) {
         rec->priv = priv;
         rec->p = p;
         rec->rank = rank;

@@ -58,7 +58,7 @@ static void add(tl_types *out, int *n, const char *name, MPI_Datatype s, int spe
 /* Creates the datatype pairs (see testlib.h). */
 int tl_types_create(tl_types *out)
 {
-    MPI_Datatype vec, neg, negr, st, str, shuf, shufr, contig3, rint, contig2d, dupd;
+    MPI_Datatype vec, neg, negr, st, str, shuf, shufr, contig3, rint, contig2d, dupd, empty;
     int n = 0;
 
     /* 2 blocks of 3 ints, stride 5: 24 bytes of data in a 32-byte extent */
@@ -99,6 +99,8 @@ int tl_types_create(tl_types *out)
     contig2d = commit(contig2d);
     ok(MPI_Type_dup(MPI_DOUBLE, &dupd), "dup");
     dupd = commit(dupd);
+    ok(MPI_Type_contiguous(0, MPI_INT, &empty), "contiguous"); /* size 0: no bytes at all */
+    empty = commit(empty);
 
     add(out, &n, "byte", MPI_BYTE, 1, MPI_BYTE, 1);
     add(out, &n, "int", MPI_INT, 1, MPI_INT, 1);
@@ -115,6 +117,7 @@ int tl_types_create(tl_types *out)
     add(out, &n, "short_int", MPI_SHORT_INT, 1, MPI_SHORT_INT, 1);
     add(out, &n, "2double->contig2", MPI_DOUBLE, 2, contig2d, 1);
     add(out, &n, "dup-double->double", dupd, 1, MPI_DOUBLE, 1);
+    add(out, &n, "zero-size", empty, 1, empty, 1);
     return n;
 }
 
@@ -239,7 +242,7 @@ void tl_side_init(tl_side *s, int p, const MPI_Count *count, MPI_Datatype type, 
             d = (MPI_Aint)j * (MPI_Aint)n;
         } else {
             MPI_Aint want = cursor + TL_GUARD + tl_below(rng, 3) * 8 - tlb;
-            d = want <= 0 ? 0 : (want + ext - 1) / ext;
+            d = want <= 0 || ext <= 0 ? 0 : (want + ext - 1) / ext;
         }
         s->displ[j] = d;
         lo[j] = hi[j] = 0;

@@ -32,8 +32,9 @@ enum { TL_MAX_TYPES = 16 };
 
 /* Creates and commits the datatype pairs into out (at most TL_MAX_TYPES); returns how many:
  * byte, int, double, vector, vector->ints, ints->vector, resized with negative lower bound,
- * struct with padding, contiguous(3,int)->3 ints, resized int (dense), short_int,
- * 2 doubles->contiguous(2,double). */
+ * struct with padding, struct->same signature in another memory order, contiguous(3,int)->
+ * 3 ints, resized int (dense), short_int, 2 doubles->contiguous(2,double), dup(double)->double,
+ * a zero-size type. */
 int tl_types_create(tl_types *out);
 void tl_types_free(tl_types *t, int n);
 
