@@ -17,6 +17,13 @@ static const char *const env_names[] = {"HRELAY_ALGO",   "HRELAY_REPORT",   "HRE
                                         "HRELAY_VERBOSE", "HRELAY_DISABLE", "HRELAY_MIN_STEP",
                                         "HRELAY_WINDOW"};
 
+/* 1 for the families the shim can run: native, and the plans without forwarding. */
+static int runnable(plan_algo a)
+{
+    return a == PLAN_ALGO_NATIVE || a == PLAN_ALGO_DIRECT || a == PLAN_ALGO_STEPWISE ||
+           a == PLAN_ALGO_GREEDY || a == PLAN_ALGO_WALKER_OTTO;
+}
+
 /* Appends one printf-style line to warn without overflowing it. */
 static void add_warning(char *warn, size_t cap, const char *fmt, ...)
 {
@@ -120,12 +127,17 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
         plan_algo a;
         if (!strcmp(v, "auto"))
             cfg->algo = PLAN_ALGO_DIRECT; /* the best family implemented so far */
-        else if (plan_algo_parse(v, &a) == 0)
+        else if (plan_algo_parse(v, &a) == 0 && runnable(a))
             cfg->algo = a;
+        else if (plan_algo_parse(v, &a) == 0)
+            add_warning(warn, cap,
+                        "HRELAY_ALGO=%s needs forwarding, which hrelay cannot execute yet; "
+                        "using direct",
+                        v);
         else
             add_warning(warn, cap,
-                        "HRELAY_ALGO=%s is not one of auto, native, direct, stepwise, greedy; "
-                        "using direct",
+                        "HRELAY_ALGO=%s is not one of auto, native, direct, stepwise, greedy, "
+                        "walker-otto; using direct",
                         v);
     }
 

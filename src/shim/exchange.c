@@ -144,8 +144,10 @@ static void call_free(call_state *cs)
     free(cs->stage);
 }
 
-/* Plans m and prepares this rank's part. Returns 0, or -1 if anything failed (out of memory,
- * or a plan exec cannot run). */
+/* Plans m with the configured family and prepares this rank's part. Returns 0, or -1 if
+ * anything failed (out of memory, a pattern the family does not cover - walker_otto only
+ * covers cyclic(r) -> cyclic(Kr) redistributions -, or a plan exec cannot run); the call then
+ * runs natively on every rank. */
 static int prepare(const shim_args *a, shim_comm *rec, const plan_matrix *m, exec_exchange *x,
                    call_state *cs)
 {
@@ -156,6 +158,7 @@ static int prepare(const shim_args *a, shim_comm *rec, const plan_matrix *m, exe
     case PLAN_ALGO_DIRECT: rc = plan_direct(m, &opts, &cs->pl, &err); break;
     case PLAN_ALGO_STEPWISE: rc = plan_stepwise(m, &cs->pl, &err); break;
     case PLAN_ALGO_GREEDY: rc = plan_greedy(m, &cs->pl, &err); break;
+    case PLAN_ALGO_WALKER_OTTO: rc = plan_walker_otto(m, &cs->pl, &err); break;
     default: break;
     }
     if (rc != 0 || !exec_plan_supported(&cs->pl) ||

@@ -1,6 +1,7 @@
 #!/bin/bash
 # The environment and the report: the report counts what actually ran (HRELAY_ALGO=native ->
-# "native" only, stepwise/greedy -> their names); HRELAY_DISABLE=1 is a pure pass-through (no
+# "native" only, stepwise/greedy -> their names, walker-otto where it applies and native
+# elsewhere); a family needing forwarding is refused with a warning; HRELAY_DISABLE=1 is a pure pass-through (no
 # report, no dump); invalid values give one warning each, on rank 0 only, and the defaults; the
 # settings in effect appear in the report's config; rank 0's environment wins when the ranks'
 # environments differ; HRELAY_DUMP writes each distinct plan once; HRELAY_VERBOSE prints on
@@ -19,6 +20,24 @@ for algo in stepwise greedy; do
     hr_run 4 HRELAY_ALGO=$algo HRELAY_REPORT="$r" -- \
         ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect $algo || hr_fail "$algo"
 done
+
+# walker-otto covers cyclic redistributions only (here: the uniform MPI_Alltoall cases); every
+# other call runs natively, and the report says so: walker-otto + native == calls
+out=$(hr_run 4 HRELAY_ALGO=walker-otto HRELAY_REPORT="$r" -- \
+    ./tests/mpi/compare "${cmp_args[@]}") || hr_fail "walker-otto"
+echo "$out"
+calls=$(echo "$out" | sed -n 's/.*, \([0-9]*\) intercepted calls,.*/\1/p')
+wo=$(grep -o '"walker-otto": [0-9]*' "$r" | grep -o '[0-9]*$')
+nat=$(grep -o '"native": [0-9]*' "$r" | grep -o '[0-9]*$')
+[ -n "$calls" ] && [ "${wo:-0}" -ge 1 ] && [ $((${wo:-0} + ${nat:-0})) = "$calls" ] ||
+    hr_fail "walker-otto: $calls calls, report: $(hr_algorithms "$r")"
+
+# a family hrelay cannot execute yet (forwarding): a warning, and direct instead
+hr_run 2 HRELAY_ALGO=transpose HRELAY_REPORT="$r" -- \
+    ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect direct 2>"$HR_TMP/err" ||
+    hr_fail "transpose"
+grep -q '^hrelay: warning: HRELAY_ALGO=transpose needs forwarding' "$HR_TMP/err" ||
+    hr_fail "no warning for transpose: $(cat "$HR_TMP/err")"
 
 # disabled: results right, no report, no dump directory
 hr_run 3 HRELAY_DISABLE=1 HRELAY_REPORT="$HR_TMP/none.json" HRELAY_DUMP="$HR_TMP/nodump" -- \
