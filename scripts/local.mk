@@ -26,7 +26,7 @@ dist_noinst_SCRIPTS += \
 	scripts/check \
 	scripts/demo \
 	scripts/bench-plan
-EXTRA_DIST += scripts/common.sh docs/planning-time.md
+EXTRA_DIST += scripts/common.sh docs/planning-time.md docs/algorithms.md
 
 # The demo program: a sample sort whose MPI_Alltoallv counts are skewed (scripts/demo).
 noinst_PROGRAMS += examples/samplesort

@@ -22,6 +22,22 @@ int plan_algo_parse(const char *name, plan_algo *algo)
     return -1;
 }
 
+int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
+               plan_error *err)
+{
+    plan_options none = {0};
+    o = o ? o : &none;
+    plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes};
+    switch (algo) {
+    case PLAN_ALGO_DIRECT: return plan_direct(m, &direct, pl, err);
+    case PLAN_ALGO_STEPWISE: return plan_stepwise(m, pl, err);
+    case PLAN_ALGO_GREEDY: return plan_greedy(m, pl, err);
+    case PLAN_ALGO_WALKER_OTTO: return plan_walker_otto(m, pl, err);
+    case PLAN_ALGO_TRANSPOSE: return plan_transpose(m, o->grain_bytes ? o->grain_bytes : 1, pl, err);
+    default: return plan_error_set(err, 0, "%s is not a schedule family", plan_algo_name(algo));
+    }
+}
+
 int plan_init(plan *pl, int p, plan_algo algo, plan_duplex duplex, plan_error *err)
 {
     memset(pl, 0, sizeof *pl);

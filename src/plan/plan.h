@@ -79,6 +79,23 @@ typedef struct plan_direct_opts {
     uint64_t min_step_bytes;
 } plan_direct_opts;
 
+/* Parameters of every family, for plan_build. Zero-initialised means: exact direct plans,
+ * grain 1 byte for transpose. */
+typedef struct plan_options {
+    uint64_t min_step_bytes; /* direct: see plan_direct_opts */
+    uint64_t grain_bytes;    /* transpose: unit of dealing (0 means 1) */
+    uint64_t packet_bytes;   /* forward: packet size (0 means PLAN_DEFAULT_PACKET_BYTES) */
+} plan_options;
+
+/* The packet size of the forwarding family when none is given. */
+#define PLAN_DEFAULT_PACKET_BYTES ((uint64_t)65536)
+
+/* Plans m with family algo (any but PLAN_ALGO_NATIVE) and options o (NULL: defaults): the one
+ * dispatch the shim and the tools share. Returns 0, or -1 with err set (a family that cannot
+ * plan m, such as walker-otto on another pattern, fails). */
+int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
+               plan_error *err);
+
 /* The HRELAY_ALGO name of algo ("native", "direct"), or "unknown". */
 const char *plan_algo_name(plan_algo algo);
 

@@ -4,6 +4,7 @@
 #endif
 
 #include <errno.h>
+#include <inttypes.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -28,10 +29,10 @@ typedef enum out_format { FORMAT_JSON, FORMAT_TEXT, FORMAT_SVG } out_format;
 /* What the command line asked for. */
 typedef struct options {
     plan_algo algo;
+    int all;             /* --algo all: one summary row per family */
     out_format format;
     int verify;          /* --verify */
-    uint64_t grain;      /* --grain: transpose's unit of dealing, bytes */
-    plan_direct_opts direct;
+    plan_options plan;   /* --min-step, --grain */
     plan_model model;
     const char *matrix; /* path, or "-" for standard input */
 } options;
@@ -56,6 +57,9 @@ static void usage(FILE *out)
             "                          transpose    two rounds through intermediate ranks\n"
             "                          walker-otto  closed form for cyclic(r) -> cyclic(Kr)\n"
             "                                       patterns (fails on other matrices)\n"
+            "                          all          (with --format text) one row per family:\n"
+            "                                       steps, transfers, bandwidth term, modeled\n"
+            "                                       cost, lower bound, cost / bound\n"
             "  -f, --format FORMAT   json (default): the plan in the hrelay plan format;\n"
             "                        text: a summary (P, steps, bandwidth term, lower bound...);\n"
             "                        svg: a Gantt chart of the plan (one row per rank)\n"
@@ -126,16 +130,17 @@ static int parse_args(int argc, char **argv, options *o)
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
-    *o = (options){.algo = PLAN_ALGO_DIRECT, .grain = 1,
+    *o = (options){.algo = PLAN_ALGO_DIRECT, .plan = {.grain_bytes = 1},
                    .model = {DEFAULT_ALPHA_S, DEFAULT_BETA_S_PER_BYTE}};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":a:f:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'a':
-            if (plan_algo_parse(optarg, &o->algo) || o->algo == PLAN_ALGO_NATIVE)
+            o->all = strcmp(optarg, "all") == 0;
+            if (!o->all && (plan_algo_parse(optarg, &o->algo) || o->algo == PLAN_ALGO_NATIVE))
                 return bad_value("--algo", optarg,
-                                 "direct, stepwise, greedy, transpose or walker-otto");
+                                 "direct, stepwise, greedy, transpose, walker-otto or all");
             break;
         case 'f':
             if (!strcmp(optarg, "json"))
@@ -148,11 +153,11 @@ static int parse_args(int argc, char **argv, options *o)
                 return bad_value("--format", optarg, "json, text or svg");
             break;
         case OPT_GRAIN:
-            if (parse_bytes(optarg, &o->grain) || o->grain == 0)
+            if (parse_bytes(optarg, &o->plan.grain_bytes) || o->plan.grain_bytes == 0)
                 return bad_value("--grain", optarg, "a positive number of bytes");
             break;
         case OPT_MIN_STEP:
-            if (parse_bytes(optarg, &o->direct.min_step_bytes))
+            if (parse_bytes(optarg, &o->plan.min_step_bytes))
                 return bad_value("--min-step", optarg, "a non-negative number of bytes");
             break;
         case OPT_ALPHA:
@@ -192,6 +197,10 @@ static int parse_args(int argc, char **argv, options *o)
         usage(stderr);
         return EXIT_USAGE;
     }
+    if (o->all && o->format != FORMAT_TEXT) {
+        fprintf(stderr, "%s: --algo all prints a text table: add --format text\n", prog);
+        return EXIT_USAGE;
+    }
     o->matrix = argv[optind];
     return -1;
 }
@@ -220,17 +229,34 @@ static int read_matrix(const char *path, plan_matrix *m)
     return EXIT_USAGE;
 }
 
-/* Builds the plan of family o->algo. Returns 0, or -1 with err set. */
-static int make_plan(const options *o, const plan_matrix *m, plan *pl, plan_error *err)
+/* Prints one summary row per family (--algo all): steps, transfers, bandwidth term, modeled
+ * cost, lower bound and their ratio; a family that cannot plan m, or (with --verify) whose plan
+ * fails verification, says so in its row. Returns the exit status (EXIT_FAILED if any plan
+ * failed verification). */
+static int run_all(const options *o, const plan_matrix *m)
 {
-    switch (o->algo) {
-    case PLAN_ALGO_DIRECT: return plan_direct(m, &o->direct, pl, err);
-    case PLAN_ALGO_STEPWISE: return plan_stepwise(m, pl, err);
-    case PLAN_ALGO_GREEDY: return plan_greedy(m, pl, err);
-    case PLAN_ALGO_WALKER_OTTO: return plan_walker_otto(m, pl, err);
-    case PLAN_ALGO_TRANSPOSE: return plan_transpose(m, o->grain, pl, err);
-    default: return plan_error_set(err, 0, "%s is not a schedule", plan_algo_name(o->algo));
+    int status = 0;
+    double bound = o->model.beta_s_per_byte * (double)plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL);
+    printf("%-12s %10s %12s %16s %14s %14s %8s\n", "family", "steps", "transfers",
+           "bandwidth (B)", "modeled (s)", "bound (s)", "ratio");
+    for (int a = PLAN_ALGO_NATIVE + 1; a < PLAN_ALGO_COUNT; a++) {
+        plan pl = {0};
+        plan_error err = {0};
+        if (plan_build((plan_algo)a, m, &o->plan, &pl, &err)) {
+            printf("%-12s %s\n", plan_algo_name((plan_algo)a), err.text);
+            continue;
+        }
+        double cost = plan_modeled_cost(&pl, &o->model);
+        int bad = o->verify && plan_verify(m, &pl, &err) != 0;
+        printf("%-12s %10zu %12zu %16" PRIu64 " %14.6g %14.6g %8.3f%s%s\n",
+               plan_algo_name((plan_algo)a), pl.nsteps, pl.ntransfers, plan_bandwidth_term(&pl),
+               cost, bound, bound > 0 ? cost / bound : 1.0, bad ? "  verification failed: " : "",
+               bad ? err.text : "");
+        if (bad)
+            status = EXIT_FAILED;
+        plan_free(&pl);
     }
+    return status;
 }
 
 /* Writes pl in the chosen format. Returns 0, or -1 on a write error. */
@@ -248,7 +274,9 @@ static int run(const options *o, const plan_matrix *m)
 {
     plan pl = {0};
     plan_error err = {0};
-    if (make_plan(o, m, &pl, &err)) {
+    if (o->all)
+        return run_all(o, m);
+    if (plan_build(o->algo, m, &o->plan, &pl, &err)) {
         fprintf(stderr, "%s: %s planning failed: %s\n", prog, plan_algo_name(o->algo),
                 err.text);
         return EXIT_FAILED;

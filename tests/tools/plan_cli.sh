@@ -40,6 +40,28 @@ printf '0 5\n3 0\n' > "$work/m.txt"
 out=$($plan --format text --min-step 0 "$work/m.txt")
 if grep -q direct <<<"$out" && grep -q '1\.000' <<<"$out"; then ok; else bad "text summary: $out"; fi
 
+# --algo all: one row per family, each plan verified; walker-otto recognises a block-cyclic
+# redistribution (P = 4, K = 3: global block B goes from rank B mod 4 to rank B / 3 mod 4).
+$gen 12 heavy-tailed 5 > "$work/m.txt"
+out=$($plan --algo all --format text --verify "$work/m.txt")
+rows=0
+for fam in direct stepwise greedy transpose; do
+  grep -qE "^$fam +[0-9]+ +[0-9]+" <<<"$out" && rows=$((rows + 1))
+done
+if [ "$rows" -eq 4 ] && grep -q '^walker-otto .*not a cyclic' <<<"$out"; then ok; else bad "--algo all: $out"; fi
+printf '1 1 1 0\n1 1 0 1\n1 0 1 1\n0 1 1 1\n' > "$work/bc.txt"
+if $plan --algo all --format text --verify "$work/bc.txt" | grep -qE '^walker-otto +3 '; then ok
+else bad "--algo all on a block-cyclic matrix: $($plan --algo all --format text "$work/bc.txt")"; fi
+
+# --format svg: a Gantt chart that an SVG renderer turns into a PNG.
+$gen 8 hot-receiver 9 > "$work/m.txt"
+for fam in direct transpose; do
+  if $plan --algo "$fam" --grain 512 --format svg "$work/m.txt" > "$work/p.svg" &&
+     rsvg-convert "$work/p.svg" -o "$work/p.png" && [ -s "$work/p.png" ] &&
+     [ "$(head -c 8 "$work/p.png" | od -An -c | tr -d ' ')" = '211PNG\r\n032\n' ]; then ok
+  else bad "svg of $fam does not render"; fi
+done
+
 # Reading the matrix from standard input.
 if $plan --format json --min-step 0 - < "$work/m.txt" > "$work/p.json" &&
    $check "$work/m.txt" "$work/p.json" --exact > /dev/null; then ok; else bad "stdin input"; fi
