@@ -5,7 +5,8 @@
 #include "plan/plan.h"
 
 static const char *const algo_names[PLAN_ALGO_COUNT] = {"native", "direct", "stepwise",
-                                                         "greedy", "walker-otto", "transpose"};
+                                                         "greedy", "walker-otto", "transpose",
+                                                         "forward"};
 
 const char *plan_algo_name(plan_algo algo)
 {

@@ -18,6 +18,7 @@ typedef enum plan_algo {
     PLAN_ALGO_GREEDY,     /* Desprez et al.: heaviest-first matchings, whole messages */
     PLAN_ALGO_WALKER_OTTO, /* Walker-Otto: closed form for cyclic(r) -> cyclic(Kr) patterns */
     PLAN_ALGO_TRANSPOSE,  /* Bader-Helman-JaJa two-round transpose through intermediates */
+    PLAN_ALGO_FORWARD,    /* Sanders-Solis-Oba half-duplex schedule with forwarding */
     PLAN_ALGO_COUNT
 } plan_algo;
 
@@ -192,6 +193,19 @@ int plan_transpose(const plan_matrix *m, uint64_t grain_bytes, plan *pl, plan_er
 /* Grains of a message of `grains` grains from rank i to rank j that intermediate k holds in
  * plan_transpose's dealing over p ranks. */
 uint64_t plan_transpose_share(uint64_t grains, int p, int i, int j, int k);
+
+/* Sanders and Solis-Oba's half-duplex schedule with forwarding (plan/forward.c). Messages are
+ * counted in packets of packet_bytes (the last one of a message possibly short); h is the
+ * largest number of packets a rank sends plus receives. The plan is half duplex, labelled
+ * PLAN_ALGO_FORWARD with packet_bytes set; a rank may receive a fifth of another rank's
+ * super-packet and pass it on. Bandwidth term, in packets: at most 6/5 (h + 1) for even p and
+ * (6/5 + 2/p)(h + 1) for odd p when packet_bytes is a multiple of 5 (the odd bound is met by
+ * every test, not proven for this super-packet variant); otherwise fifths are rounded to
+ * bytes, which adds at most 6/5 byte per super-packet iteration (each at least one step).
+ * Steps: at most 12 per iteration (O(messages + p) iterations) plus one per flush of deferred
+ * pieces (odd p). Deterministic (integer arithmetic only). Returns 0, or -1 with err set
+ * (packet_bytes 0, out of memory; pl then holds no memory). */
+int plan_forward(const plan_matrix *m, uint64_t packet_bytes, plan *pl, plan_error *err);
 
 /* Checks pl against m independently of any planner: ranks in range, no self-transfer, the step
  * constraint of pl->duplex, each transfer's byte total, a forwarded segment held by its sender

@@ -1,0 +1,895 @@
+/* Sanders and Solis-Oba's forwarding schedule for half-duplex h-relations ("How Helpers Hasten
+ * h-Relations", Secs. 2 and 3).
+ *
+ * Messages are counted in packets of S bytes. The odd packets of all messages form a multigraph;
+ * dummy edges pair its odd-degree vertices, and walking closed trails orients it so that every
+ * rank has as many odd packets leaving as entering (Sec. 2.1). Every message i -> j is then cut
+ * into two contiguous parts: the first half of its packets (with the odd packet if it was
+ * oriented i -> j) on the edge L_i - R_j of a bipartite graph, the rest on L_j - R_i. So every
+ * rank's copies L_i and R_i carry at most ceil(h_i / 2) packets, h_i being the packets rank i
+ * sends and receives.
+ *
+ * Sec. 3: each iteration takes a matching of that bipartite graph that covers every vertex of
+ * the largest remaining load and moves a super-packet of s grains over every matched edge, s
+ * the smallest matched part and no larger than the gap to the next load, so the largest load
+ * falls by exactly s. A matching gives every rank at most one L and one R edge: a 2-relation,
+ * a union of cycles, paths and idle ranks. Paths and even cycles need two units (of s grains);
+ * odd cycles are paired and exchange their data in 12 rounds of s / 5 (Sec. 2.3): in the first
+ * six rounds three ranks of cycle B forward three fifths of one packet of cycle A while both
+ * cycles move the rest directly, in the last six the roles swap. Odd cycles are paired with one
+ * another; one left over takes an idle rank or a path as its helper (every path can help: its
+ * missing closing edge plays the part of the forwarded packet), and for odd P with neither one
+ * edge of a cycle is removed into a matching of deferred pieces (Sec. 2.4). When no edge of a
+ * later 2-relation fits beside the deferred pieces, one step sends the smallest deferred size of
+ * each (so every such step serves at least p / 4 pieces, Lemma 1). A deferred piece may have to
+ * wait for the final step alone, so an iteration that defers moves at most 1/(2p) of the
+ * initial largest load (at most 2p more iterations).
+ *
+ * Weights are measured in grains rather than whole packets (Sec. 3 with message lengths in
+ * grains): a super-packet may end inside a packet, which only lowers the largest load. The grain
+ * is 5 bytes when S is a multiple of 5, so that a fifth of every super-packet is a whole number
+ * of bytes; otherwise it is 1 byte and each of the 12 rounds is floor(n / 5) or floor(n / 5) + 1
+ * bytes long, choosing the fewest longer rounds that still give every edge its n bytes (at most
+ * 6/5 byte more per iteration than 12 n / 5); when even that is no faster, the iteration sends
+ * whole super-packets in three steps instead. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/plan.h"
+
+enum { SL = 0, SR = 1 };
+
+/* The contiguous byte range [start, start + bytes) of one message on one bipartite edge, and
+ * the grains of it moved so far. */
+typedef struct fw_part {
+    uint64_t start, bytes, grains, done;
+} fw_part;
+
+/* Bipartite edge L_u - R_v: part 0 is a part of message u -> v, part 1 of message v -> u;
+ * part 0 goes first. left is the grains both still hold. */
+typedef struct fw_edge {
+    fw_part part[2];
+    uint64_t left;
+} fw_edge;
+
+/* One matched edge of an iteration: bytes [lo, hi) of message src -> dst (the iteration's
+ * super-packet, shorter at the end of a part). */
+typedef struct fw_link {
+    int src, dst;
+    uint64_t lo, hi;
+} fw_link;
+
+/* The ways an edge takes part in the 12 rounds of a forwarding iteration (round sets; o is the
+ * first of the six rounds in which its component is helped, o' = 6 - o the first of the other
+ * six). T_PLAIN_*: components needing no help, even or odd edge index. Per half h (o = 6h):
+ * a single edge helping (o .. o+4), the closing edge of a helped odd cycle (three pieces
+ * forwarded in rounds (o, o+1), (o+2, o+3), (o+4, o+5), two direct in o'+2, o'+3), edge 0
+ * (o, o+2, o+4, o'+4, o'+5), other even edges (o, o+2, o+4, o'+2, o'+3), odd edges
+ * (o+1, o+3, o+5, o', o'+1). */
+enum {
+    T_PLAIN_EVEN, T_PLAIN_ODD,
+    T_SINGLE, T_SPECIAL, T_EDGE0, T_EVEN, T_ODD, /* + 5 h */
+    T_COUNT = 12
+};
+
+enum { K_IDLE, K_PATH, K_CYCLE };     /* component kinds (a path's closing edge is empty) */
+enum { ROLE_PLAIN, ROLE_PAIRED };     /* alone, or one of a pair of odd cycles */
+
+/* A component of a 2-relation: ranks verts[start .. start + n), the edge between the k-th and
+ * the (k+1 mod n)-th being links[start + k] (an index into the iteration's links, or -1). */
+typedef struct fw_comp {
+    int start, n, kind, role;
+    int helped_off; /* paired: first round of the six in which this component is helped */
+    int hp[3];      /* paired: the ranks of the partner that forward pieces 0, 1, 2 */
+} fw_comp;
+
+/* A deferred piece (odd P): bytes [off, off + left) of message origin -> target. */
+typedef struct fw_debt {
+    int origin, target;
+    uint64_t off, left;
+} fw_debt;
+
+typedef struct fw_state {
+    int p;
+    uint64_t grain;
+    fw_edge *e;         /* p * p, e[u * p + v] is L_u - R_v */
+    uint64_t *load[2];  /* grains left per vertex */
+    int *mate[2];
+    int *adj[2], *deg[2]; /* neighbour lists; emptied edges dropped lazily */
+    int *queue, *parent[2];
+    unsigned *seen[2], stamp;
+    int *freed, nfreed;
+    /* the current iteration */
+    fw_link *links;     /* indexed by the L vertex */
+    int *verts, *lk;    /* p entries each: components one after the other */
+    fw_comp *comps;
+    int ncomps;
+    int *onpath;        /* scratch: visit marks */
+    uint64_t defer_cap;  /* odd P: largest super-packet of an iteration that defers an edge */
+    uint64_t f;          /* round size: f + (bit r of extra) bytes in round r */
+    unsigned extra;
+    short *extra_cache;  /* [rho * 4096 + set of edge types]: best extra, -1 unknown */
+    /* deferred pieces (odd P) */
+    fw_debt *debts;
+    int ndebts;
+    char *busy;         /* rank has a deferred piece */
+} fw_state;
+
+static fw_edge *edge_of(const fw_state *st, int s, int v, int u)
+{
+    return s == SL ? &st->e[(size_t)v * st->p + u] : &st->e[(size_t)u * st->p + v];
+}
+
+static void state_free(fw_state *st)
+{
+    free(st->e);
+    for (int s = 0; s < 2; s++) {
+        free(st->load[s]);
+        free(st->mate[s]);
+        free(st->adj[s]);
+        free(st->deg[s]);
+        free(st->parent[s]);
+        free(st->seen[s]);
+    }
+    free(st->queue);
+    free(st->freed);
+    free(st->links);
+    free(st->verts);
+    free(st->lk);
+    free(st->comps);
+    free(st->onpath);
+    free(st->debts);
+    free(st->busy);
+    free(st->extra_cache);
+}
+
+/* ceil(a / b) without overflow. */
+static uint64_t ceil_div(uint64_t a, uint64_t b)
+{
+    return a / b + (a % b != 0);
+}
+
+/* Orients the odd packets (Sec. 2.1): from_origin[i * p + j] is set when the odd packet of
+ * message i -> j is walked from i to j. Returns 0 or -1 (out of memory). */
+static int orient_odd_packets(const plan_matrix *m, uint64_t S, unsigned char *from_origin)
+{
+    int p = m->p;
+    size_t nedges = 0;
+    int *degree = calloc((size_t)p + 1, sizeof *degree);
+    if (!degree)
+        return -1;
+    for (int i = 0; i < p; i++)
+        for (int j = 0; j < p; j++)
+            if (i != j && ceil_div(plan_matrix_at(m, i, j), S) % 2) {
+                degree[i]++;
+                degree[j]++;
+                nedges++;
+            }
+    int nodd = 0;
+    for (int v = 0; v < p; v++)
+        nodd += degree[v] % 2;
+    size_t total = nedges + (size_t)nodd / 2;
+    int *ends = malloc(2 * (total ? total : 1) * sizeof *ends); /* endpoints of edge k */
+    size_t *first = calloc((size_t)p + 1, sizeof *first), *next = calloc((size_t)p, sizeof *next);
+    size_t *inc = malloc(2 * (total ? total : 1) * sizeof *inc);   /* incidence lists */
+    unsigned char *used = calloc(total ? total : 1, 1);
+    int rc = ends && first && next && inc && used ? 0 : -1;
+    if (rc == 0) {
+        size_t k = 0;
+        for (int i = 0; i < p; i++)
+            for (int j = 0; j < p; j++)
+                if (i != j && ceil_div(plan_matrix_at(m, i, j), S) % 2) {
+                    ends[2 * k] = i;
+                    ends[2 * k + 1] = j;
+                    k++;
+                }
+        /* dummy edges pair the odd-degree vertices in rank order */
+        for (int v = 0, pending = -1; v < p; v++)
+            if (degree[v] % 2) {
+                if (pending < 0) {
+                    pending = v;
+                } else {
+                    ends[2 * k] = pending;
+                    ends[2 * k + 1] = v;
+                    degree[pending]++;
+                    degree[v]++;
+                    k++;
+                    pending = -1;
+                }
+            }
+        for (int v = 0; v < p; v++)
+            first[v + 1] = first[v] + (size_t)degree[v];
+        for (int v = 0; v < p; v++)
+            next[v] = first[v];
+        for (size_t e = 0; e < total; e++) {
+            inc[next[ends[2 * e]]++] = e;
+            inc[next[ends[2 * e + 1]]++] = e;
+        }
+        for (int v = 0; v < p; v++)
+            next[v] = first[v];
+        /* every degree is even: a walk from v along unused edges can only stop at v, so each
+         * walk is a closed trail and orienting it balances in- and out-degrees */
+        for (int v = 0; v < p; v++)
+            for (;;) {
+                int cur = v, moved = 0;
+                for (;;) {
+                    while (next[cur] < first[cur + 1] && used[inc[next[cur]]])
+                        next[cur]++;
+                    if (next[cur] == first[cur + 1])
+                        break;
+                    size_t e = inc[next[cur]++];
+                    used[e] = 1;
+                    moved = 1;
+                    int other = ends[2 * e] == cur ? ends[2 * e + 1] : ends[2 * e];
+                    if (e < nedges && ends[2 * e] == cur)
+                        from_origin[(size_t)ends[2 * e] * p + ends[2 * e + 1]] = 1;
+                    cur = other;
+                }
+                if (!moved)
+                    break;
+            }
+    }
+    free(degree);
+    free(ends);
+    free(first);
+    free(next);
+    free(inc);
+    free(used);
+    return rc;
+}
+
+/* Allocates the state and fills the bipartite graph. Returns 0 or -1 (out of memory). */
+static int state_init(fw_state *st, const plan_matrix *m, uint64_t S)
+{
+    int p = m->p;
+    size_t pp = (size_t)p * p;
+    memset(st, 0, sizeof *st);
+    st->p = p;
+    st->grain = S % 5 == 0 ? 5 : 1;
+    st->e = calloc(pp, sizeof *st->e);
+    st->queue = malloc((size_t)p * sizeof *st->queue);
+    st->freed = malloc(2 * (size_t)p * sizeof *st->freed);
+    st->links = malloc((size_t)p * sizeof *st->links);
+    st->verts = malloc((size_t)p * sizeof *st->verts);
+    st->lk = malloc((size_t)p * sizeof *st->lk);
+    st->comps = malloc((size_t)p * sizeof *st->comps);
+    st->onpath = calloc((size_t)p, sizeof *st->onpath);
+    st->debts = malloc((size_t)p * sizeof *st->debts);
+    st->busy = calloc((size_t)p, 1);
+    st->extra_cache = malloc(5 * 4096 * sizeof *st->extra_cache);
+    unsigned char *from_origin = calloc(pp, 1);
+    int ok = st->e && st->queue && st->freed && st->links && st->verts && st->lk && st->comps &&
+             st->onpath && st->debts && st->busy && st->extra_cache && from_origin;
+    for (int s = 0; s < 2; s++) {
+        st->load[s] = calloc((size_t)p, sizeof *st->load[s]);
+        st->mate[s] = malloc((size_t)p * sizeof *st->mate[s]);
+        st->adj[s] = malloc(pp * sizeof *st->adj[s]);
+        st->deg[s] = calloc((size_t)p, sizeof *st->deg[s]);
+        st->parent[s] = malloc((size_t)p * sizeof *st->parent[s]);
+        st->seen[s] = calloc((size_t)p, sizeof *st->seen[s]);
+        ok = ok && st->load[s] && st->mate[s] && st->adj[s] && st->deg[s] && st->parent[s] &&
+             st->seen[s];
+    }
+    if (ok)
+        for (int k = 0; k < 5 * 4096; k++)
+            st->extra_cache[k] = -1;
+    if (!ok || orient_odd_packets(m, S, from_origin)) {
+        free(from_origin);
+        state_free(st);
+        return -1;
+    }
+    uint64_t G = st->grain;
+    for (int i = 0; i < p; i++)
+        for (int j = 0; j < p; j++) {
+            uint64_t bytes = i == j ? 0 : plan_matrix_at(m, i, j);
+            if (!bytes)
+                continue;
+            uint64_t n = ceil_div(bytes, S), a = n / 2 + (n % 2 && from_origin[(size_t)i * p + j]);
+            uint64_t first = a >= n ? bytes : a * S;
+            fw_part *fwd = &st->e[(size_t)i * p + j].part[0], *back = &st->e[(size_t)j * p + i].part[1];
+            *fwd = (fw_part){0, first, ceil_div(first, G), 0};
+            *back = (fw_part){first, bytes - first, ceil_div(bytes - first, G), 0};
+        }
+    free(from_origin);
+    for (int u = 0; u < p; u++) {
+        st->mate[SL][u] = st->mate[SR][u] = -1;
+        for (int v = 0; v < p; v++) {
+            fw_edge *e = &st->e[(size_t)u * p + v];
+            e->left = e->part[0].grains + e->part[1].grains;
+            if (!e->left)
+                continue;
+            st->load[SL][u] += e->left;
+            st->load[SR][v] += e->left;
+            st->adj[SL][(size_t)u * p + st->deg[SL][u]++] = v;
+            st->adj[SR][(size_t)v * p + st->deg[SR][v]++] = u;
+        }
+    }
+    return 0;
+}
+
+/* The k-th neighbour of (s, v) whose edge still has grains, dropping emptied edges met on the
+ * way; -1 when the list ends first. */
+static int live_neighbour(fw_state *st, int s, int v, int k)
+{
+    int *list = st->adj[s] + (size_t)v * st->p;
+    while (k < st->deg[s][v]) {
+        if (edge_of(st, s, v, list[k])->left)
+            return list[k];
+        list[k] = list[--st->deg[s][v]];
+    }
+    return -1;
+}
+
+static void match(fw_state *st, int s, int v, int u)
+{
+    st->mate[s][v] = u;
+    st->mate[1 - s][u] = v;
+}
+
+/* Matches (s, v), if it is free and loaded, to its first free neighbour. */
+static void match_free(fw_state *st, int s, int v)
+{
+    if (st->mate[s][v] >= 0 || st->load[s][v] == 0)
+        return;
+    for (int k = 0, u; (u = live_neighbour(st, s, v, k)) >= 0; k++)
+        if (st->mate[1 - s][u] < 0) {
+            match(st, s, v, u);
+            return;
+        }
+}
+
+/* Covers the unmatched critical vertex (s, r) (load == top) without uncovering a critical
+ * vertex: an alternating path ends at a free vertex of the other side (augmenting) or at a
+ * matched non-critical vertex of side s, which is released. Vertices of the other side never
+ * lose their partner. Returns 0, or -1 if there is no such path (an internal error). */
+static int cover(fw_state *st, int s, int r, uint64_t top)
+{
+    int o = 1 - s, head = 0, tail = 0;
+    unsigned stamp = ++st->stamp;
+    st->queue[tail++] = r;
+    st->seen[s][r] = stamp;
+    while (head < tail) {
+        int x = st->queue[head++];
+        for (int k = 0, j; (j = live_neighbour(st, s, x, k)) >= 0; k++) {
+            if (st->seen[o][j] == stamp)
+                continue;
+            st->seen[o][j] = stamp;
+            st->parent[o][j] = x;
+            int y = st->mate[o][j];
+            if (y >= 0) {
+                if (st->seen[s][y] == stamp)
+                    continue;
+                st->seen[s][y] = stamp;
+                if (st->load[s][y] == top) {
+                    st->queue[tail++] = y;
+                    continue;
+                }
+                st->mate[s][y] = -1; /* released; j is matched along the path below */
+                st->freed[st->nfreed++] = s * st->p + y;
+            }
+            while (j >= 0) {
+                int xx = st->parent[o][j], prev = st->mate[s][xx];
+                match(st, s, xx, j);
+                j = xx == r ? -1 : prev;
+            }
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* The current (first non-empty) part of an edge. */
+static fw_part *current_part(fw_edge *e)
+{
+    return e->part[0].done < e->part[0].grains ? &e->part[0] : &e->part[1];
+}
+
+/* Super-packet size in grains: the smallest current part of a matched edge, and no uncovered
+ * loaded vertex may end above the new largest load top - s. */
+static uint64_t super_packet(fw_state *st, uint64_t top)
+{
+    uint64_t s = top;
+    for (int u = 0; u < st->p; u++) {
+        int v = st->mate[SL][u];
+        if (v >= 0) {
+            fw_part *pt = current_part(&st->e[(size_t)u * st->p + v]);
+            if (pt->grains - pt->done < s)
+                s = pt->grains - pt->done;
+        }
+        for (int side = 0; side < 2; side++)
+            if (st->mate[side][u] < 0 && st->load[side][u] > 0 && top - st->load[side][u] < s)
+                s = top - st->load[side][u];
+    }
+    return s;
+}
+
+/* Records the links of the matched edges (s grains each) and takes them out of the graph;
+ * endpoints of emptied edges go to st->freed. */
+static void take_links(fw_state *st, uint64_t s)
+{
+    uint64_t G = st->grain;
+    for (int u = 0; u < st->p; u++) {
+        int v = st->mate[SL][u];
+        if (v < 0)
+            continue;
+        fw_edge *e = &st->e[(size_t)u * st->p + v];
+        fw_part *pt = current_part(e);
+        int fwd = pt == &e->part[0];
+        fw_link *l = &st->links[u];
+        l->src = fwd ? u : v;
+        l->dst = fwd ? v : u;
+        l->lo = pt->start + pt->done * G;
+        /* the last grain of a part may be short */
+        l->hi = pt->done + s == pt->grains ? pt->start + pt->bytes : l->lo + s * G;
+        pt->done += s;
+        e->left -= s;
+        st->load[SL][u] -= s;
+        st->load[SR][v] -= s;
+        if (e->left == 0) {
+            st->mate[SL][u] = st->mate[SR][v] = -1;
+            st->freed[st->nfreed++] = SL * st->p + u;
+            st->freed[st->nfreed++] = SR * st->p + v;
+        }
+    }
+}
+
+/* ---- scheduling one 2-relation ---- */
+
+/* Appends a transfer src -> dst with bytes [lo, hi) of message origin -> target, if any. */
+static int emit(plan *pl, int src, int dst, int origin, int target, uint64_t lo, uint64_t hi,
+                plan_error *err)
+{
+    if (hi <= lo)
+        return 0;
+    if (plan_add_transfer(pl, src, dst, err) || plan_add_segment(pl, origin, target, lo, hi - lo, err))
+        return -1;
+    return 0;
+}
+
+/* Sends link k whole (k may be -1: nothing). */
+static int emit_whole(fw_state *st, plan *pl, int k, plan_error *err)
+{
+    if (k < 0)
+        return 0;
+    const fw_link *l = &st->links[k];
+    return emit(pl, l->src, l->dst, l->src, l->dst, l->lo, l->hi, err);
+}
+
+/* The pieces of an edge of type t, in byte order: piece k is sent in round a[k], directly if
+ * b[k] < 0, else to a helper in round a[k] and from it to its target in round b[k]. Returns
+ * the number of pieces (5). */
+static int type_pieces(int t, int a[5], int b[5])
+{
+    static const int plain[2][5] = {{0, 2, 4, 6, 8}, {1, 3, 5, 7, 9}};
+    for (int k = 0; k < 5; k++)
+        b[k] = -1;
+    if (t < T_SINGLE) {
+        memcpy(a, plain[t], sizeof plain[t]);
+        return 5;
+    }
+    int o = t >= T_SINGLE + 5 ? 6 : 0, o2 = 6 - o;
+    switch (t - (o ? 5 : 0)) {
+    case T_SINGLE:
+        for (int k = 0; k < 5; k++)
+            a[k] = o + k;
+        break;
+    case T_SPECIAL:
+        for (int k = 0; k < 3; k++) {
+            a[k] = o + 2 * k;
+            b[k] = o + 2 * k + 1;
+        }
+        a[3] = o2 + 2;
+        a[4] = o2 + 3;
+        break;
+    default: { /* edge 0, other even edges, odd edges */
+        int odd = t - (o ? 5 : 0) == T_ODD;
+        int helping = odd ? o2 : t - (o ? 5 : 0) == T_EDGE0 ? o2 + 4 : o2 + 2;
+        for (int k = 0; k < 3; k++)
+            a[k] = o + 2 * k + odd;
+        a[3] = helping;
+        a[4] = helping + 1;
+    }
+    }
+    return 5;
+}
+
+/* Size of a piece sent in round a (and, forwarded, b). */
+static uint64_t piece_size(const fw_state *st, int a, int b)
+{
+    unsigned e = (st->extra >> a) & 1;
+    if (b >= 0)
+        e &= (st->extra >> b) & 1;
+    return st->f + e;
+}
+
+/* The link between the k-th and next rank of component c. */
+static int link_at(const fw_state *st, const fw_comp *c, int k)
+{
+    return st->lk[c->start + k];
+}
+
+/* Whether c is a cycle of odd length with all its edges (the ones that need help). */
+static int full_odd(const fw_comp *c)
+{
+    return c->kind == K_CYCLE && c->n % 2;
+}
+
+/* The type of edge k of component c in a forwarding iteration (roles assigned). */
+static int edge_type(const fw_comp *c, int k)
+{
+    if (c->role == ROLE_PLAIN)
+        return k % 2 ? T_PLAIN_ODD : T_PLAIN_EVEN;
+    int base = c->helped_off ? 5 : 0;
+    if (c->n == 2)
+        return T_SINGLE + base;
+    if (k == c->n - 1)
+        return T_SPECIAL + base;
+    return base + (k == 0 ? T_EDGE0 : k % 2 ? T_ODD : T_EVEN);
+}
+
+/* Emits what edge k of component c sends in round r of a forwarding iteration: its pieces
+ * take the rounds of its type in turn, each as large as the round (the last ones may be
+ * shorter or empty where the link ends). */
+static int emit_edge_round(fw_state *st, plan *pl, const fw_comp *c, int k, int r, plan_error *err)
+{
+    int li = link_at(st, c, k);
+    if (li < 0)
+        return 0;
+    const fw_link *l = &st->links[li];
+    int a[5], b[5], np = type_pieces(edge_type(c, k), a, b);
+    uint64_t off = l->lo;
+    for (int q = 0; q < np; q++) {
+        uint64_t size = piece_size(st, a[q], b[q]);
+        uint64_t end = l->hi - off < size ? l->hi : off + size;
+        if (a[q] == r || b[q] == r) {
+            int src = l->src, dst = l->dst;
+            if (b[q] >= 0) { /* forwarded through helper q of the component */
+                if (a[q] == r)
+                    dst = c->hp[q];
+                else
+                    src = c->hp[q];
+            }
+            return emit(pl, src, dst, l->src, l->dst, off, end, err);
+        }
+        off = end;
+    }
+    return 0;
+}
+
+/* Round r (0..11) of a forwarding iteration for component c. Conflict-freedom, for a helped
+ * odd cycle a_0 .. a_{n-1} (closing edge a_{n-1} -> a_0) and its partner b_0 .. b_{m-1}: in the
+ * helped rounds o + 2i the even edges occupy a_0 .. a_{n-2} and a_{n-1} sends to b_i, in
+ * o + 2i + 1 the odd edges occupy a_1 .. a_{n-1} and b_i passes the piece to a_0; meanwhile the
+ * partner's odd edges leave b_0 free (rounds o, o+1), its even edges from 2 on leave b_1 free
+ * (o+2, o+3), and its edge 0 leaves b_2 free (o+4, o+5). */
+static int emit_round(fw_state *st, plan *pl, const fw_comp *c, int r, plan_error *err)
+{
+    int rc = 0;
+    for (int k = 0; k < c->n && rc == 0; k++)
+        rc = emit_edge_round(st, pl, c, k, r, err);
+    return rc;
+}
+
+/* Chooses the round sizes of a forwarding iteration of n bytes per super-packet: f = n / 5
+ * bytes each, one more in the rounds of st->extra, the fewest such rounds (then the lowest
+ * mask) with which every edge type present gets n bytes from its five pieces. */
+static void choose_round_sizes(fw_state *st, uint64_t f, unsigned rho, unsigned present)
+{
+    st->f = f;
+    short *cache = &st->extra_cache[rho * 4096 + present];
+    if (*cache < 0) {
+        int best = 4095, best_pop = 13;
+        for (int mask = 0; mask < 4096; mask++) {
+            int pop = __builtin_popcount((unsigned)mask), ok = pop < best_pop;
+            for (int t = 0; t < T_COUNT && ok; t++) {
+                if (!(present >> t & 1))
+                    continue;
+                int a[5], b[5], np = type_pieces(t, a, b);
+                unsigned got = 0;
+                for (int q = 0; q < np; q++)
+                    got += (mask >> a[q] & 1) && (b[q] < 0 || (mask >> b[q] & 1));
+                ok = got >= rho;
+            }
+            if (ok) {
+                best = mask;
+                best_pop = pop;
+            }
+        }
+        *cache = (short)best;
+    }
+    st->extra = (unsigned)*cache;
+}
+
+/* Splits the 2-relation given by the matching into components (paths from their first rank,
+ * cycles from their lowest rank). */
+static void build_components(fw_state *st)
+{
+    int p = st->p, nv = 0;
+    st->ncomps = 0;
+    memset(st->onpath, 0, (size_t)p * sizeof *st->onpath);
+    for (int pass = 0; pass < 2; pass++)
+        for (int x = 0; x < p; x++) {
+            if (st->onpath[x] || (pass == 0 && st->mate[SR][x] >= 0))
+                continue; /* pass 0: starts of paths and idle ranks; pass 1: cycles */
+            fw_comp *c = &st->comps[st->ncomps++];
+            *c = (fw_comp){.start = nv, .n = 0, .kind = pass ? K_CYCLE : K_PATH};
+            for (int y = x; y >= 0 && !st->onpath[y]; y = st->mate[SL][y]) {
+                st->onpath[y] = 1;
+                st->verts[nv] = y;
+                st->lk[nv++] = st->mate[SL][y] >= 0 ? y : -1;
+                c->n++;
+            }
+            if (c->n == 1 && pass == 0)
+                c->kind = K_IDLE;
+        }
+}
+
+/* Turns cycle c into a path by dropping its edge k (the path starts after it). */
+static void open_cycle(fw_state *st, fw_comp *c, int k)
+{
+    int n = c->n, *verts = st->verts + c->start, *lk = st->lk + c->start;
+    /* rotate left by k + 1 (in place, three reversals) */
+    int shift = (k + 1) % n;
+    for (int pass = 0; pass < 3; pass++) {
+        int lo = pass == 0 ? 0 : pass == 1 ? shift : 0, hi = pass == 0 ? shift : n;
+        for (int a = lo, b = hi - 1; a < b; a++, b--) {
+            int t = verts[a];
+            verts[a] = verts[b];
+            verts[b] = t;
+            t = lk[a];
+            lk[a] = lk[b];
+            lk[b] = t;
+        }
+    }
+    lk[n - 1] = -1;
+    c->kind = K_PATH;
+}
+
+/* Names full odd cycle c so that its closing edge carries data from its last rank to its
+ * first (reversing the order if needed). */
+static void orient_cycle(fw_state *st, fw_comp *c)
+{
+    int n = c->n, *verts = st->verts + c->start, *lk = st->lk + c->start;
+    if (st->links[lk[n - 1]].src == verts[n - 1])
+        return;
+    /* reverse the ranks; the edge between new k and k + 1 was old n - 2 - k */
+    for (int a = 0, b = n - 1; a < b; a++, b--) {
+        int t = verts[a];
+        verts[a] = verts[b];
+        verts[b] = t;
+    }
+    for (int a = 0, b = n - 2; a < b; a++, b--) {
+        int t = lk[a];
+        lk[a] = lk[b];
+        lk[b] = t;
+    }
+}
+
+/* One step sending up to tau bytes of every deferred piece (all of them if tau == 0). */
+static int flush_debts(fw_state *st, plan *pl, uint64_t tau, plan_error *err)
+{
+    if (st->ndebts == 0)
+        return 0;
+    if (plan_begin_step(pl, err))
+        return -1;
+    int kept = 0;
+    for (int d = 0; d < st->ndebts; d++) {
+        fw_debt *b = &st->debts[d];
+        uint64_t n = tau && tau < b->left ? tau : b->left;
+        if (emit(pl, b->origin, b->target, b->origin, b->target, b->off, b->off + n, err))
+            return -1;
+        b->off += n;
+        b->left -= n;
+        if (b->left)
+            st->debts[kept++] = *b;
+        else
+            st->busy[b->origin] = st->busy[b->target] = 0;
+    }
+    st->ndebts = kept;
+    plan_end_step(pl);
+    return 0;
+}
+
+/* Odd P, every component a cycle with all its edges: defers one edge whose ranks have no
+ * deferred piece yet (flushing the smallest deferred size first while there is none), an edge
+ * of an odd cycle if possible. Returns the opened component, or NULL on error. */
+static fw_comp *defer_edge(fw_state *st, plan *pl, plan_error *err)
+{
+    for (;;) {
+        for (int want_odd = 1; want_odd >= 0; want_odd--)
+            for (int ci = 0; ci < st->ncomps; ci++) {
+                fw_comp *c = &st->comps[ci];
+                if (c->kind != K_CYCLE || c->n % 2 != want_odd)
+                    continue;
+                for (int k = 0; k < c->n; k++) {
+                    int a = st->verts[c->start + k], b = st->verts[c->start + (k + 1) % c->n];
+                    if (st->busy[a] || st->busy[b])
+                        continue;
+                    const fw_link *l = &st->links[st->lk[c->start + k]];
+                    st->debts[st->ndebts++] = (fw_debt){l->src, l->dst, l->lo, l->hi - l->lo};
+                    st->busy[a] = st->busy[b] = 1;
+                    open_cycle(st, c, k);
+                    return c;
+                }
+            }
+        uint64_t tau = UINT64_MAX;
+        for (int d = 0; d < st->ndebts; d++)
+            tau = st->debts[d].left < tau ? st->debts[d].left : tau;
+        if (st->ndebts == 0 || flush_debts(st, pl, tau, err)) {
+            if (st->ndebts == 0)
+                plan_error_set(err, 0, "internal error: no edge to defer");
+            return NULL;
+        }
+    }
+}
+
+/* The helper for the one odd cycle left without a partner: an idle rank, else a path with an
+ * odd number of ranks, else one with four or more, else a single edge; NULL if none. */
+static fw_comp *pick_helper(fw_state *st)
+{
+    fw_comp *best = NULL;
+    int best_rank = 4;
+    for (int ci = 0; ci < st->ncomps; ci++) {
+        fw_comp *c = &st->comps[ci];
+        int r = c->kind == K_IDLE ? 0 : c->kind != K_PATH ? 4 : c->n % 2 ? 1 : c->n >= 4 ? 2 : 3;
+        if (r < best_rank) {
+            best_rank = r;
+            best = c;
+        }
+    }
+    return best;
+}
+
+/* Whether the current 2-relation has an odd number of odd cycles with all their edges and
+ * no idle rank or path to help the last one (only for odd P): one edge must be deferred. */
+static int needs_deferral(fw_state *st)
+{
+    int nodd = 0;
+    for (int ci = 0; ci < st->ncomps; ci++)
+        nodd += full_odd(&st->comps[ci]);
+    return nodd % 2 && !pick_helper(st);
+}
+
+/* Makes a and b partners: a is helped in rounds 0-5 by ranks of b, b in rounds 6-11. */
+static void pair(fw_state *st, fw_comp *a, fw_comp *b)
+{
+    fw_comp *both[2] = {a, b};
+    for (int w = 0; w < 2; w++) {
+        fw_comp *me = both[w], *other = both[1 - w];
+        me->role = ROLE_PAIRED;
+        me->helped_off = 6 * w;
+        for (int i = 0; i < 3; i++)
+            me->hp[i] = st->verts[other->start + (other->n >= 3 ? i : 0)];
+    }
+}
+
+/* Emits the steps of the current 2-relation (components built, links recorded). */
+static int schedule(fw_state *st, plan *pl, uint64_t s, plan_error *err)
+{
+    int nodd = 0, rc = 0;
+    for (int ci = 0; ci < st->ncomps; ci++) {
+        st->comps[ci].role = ROLE_PLAIN;
+        nodd += full_odd(&st->comps[ci]);
+    }
+    /* a round moves a fifth of the super-packet of n bytes: f bytes, one more in some rounds
+     * when 5 does not divide n (grain 1) */
+    uint64_t f = st->grain == 5 ? s : s / 5, n = s * st->grain;
+    unsigned rho = st->grain == 5 ? 0 : (unsigned)(s % 5);
+    choose_round_sizes(st, f, rho, (1u << T_COUNT) - 1);
+    if (nodd == 0 || 3 * n <= 12 * f + (unsigned)__builtin_popcount(st->extra)) {
+        /* two (three with odd cycles) steps of whole super-packets: even edges, odd edges,
+         * closing edges of odd cycles; for tiny super-packets the rounding to whole bytes
+         * makes this no slower than 12 rounds */
+        for (int colour = 0; colour < 3 && rc == 0; colour++) {
+            rc = plan_begin_step(pl, err);
+            for (int ci = 0; ci < st->ncomps && rc == 0; ci++) {
+                const fw_comp *c = &st->comps[ci];
+                for (int k = colour % 2; k < c->n && rc == 0; k += 2)
+                    if ((colour == 2) == (full_odd(c) && k == c->n - 1))
+                        rc = emit_whole(st, pl, link_at(st, c, k), err);
+            }
+            plan_end_step(pl);
+        }
+        return rc;
+    }
+    if (nodd % 2 && !pick_helper(st)) {
+        /* odd P with no idle rank and no path: defer one edge (Sec. 2.4) */
+        fw_comp *opened = defer_edge(st, pl, err);
+        if (!opened)
+            return -1;
+        if (opened->n % 2)
+            nodd--;
+    }
+    fw_comp *waiting = NULL;
+    for (int ci = 0; ci < st->ncomps; ci++) {
+        fw_comp *c = &st->comps[ci];
+        if (!full_odd(c))
+            continue;
+        orient_cycle(st, c);
+        if (waiting) {
+            pair(st, waiting, c);
+            waiting = NULL;
+        } else {
+            waiting = c;
+        }
+    }
+    if (waiting) {
+        fw_comp *h = pick_helper(st);
+        if (!h)
+            return plan_error_set(err, 0, "internal error: an odd cycle without a helper");
+        pair(st, waiting, h);
+    }
+    unsigned present = 0;
+    for (int ci = 0; ci < st->ncomps; ci++) {
+        const fw_comp *c = &st->comps[ci];
+        for (int k = 0; k < c->n; k++)
+            if (link_at(st, c, k) >= 0)
+                present |= 1u << edge_type(c, k);
+    }
+    choose_round_sizes(st, f, rho, present);
+    for (int r = 0; r < 12 && rc == 0; r++) {
+        rc = plan_begin_step(pl, err);
+        for (int ci = 0; ci < st->ncomps && rc == 0; ci++)
+            rc = emit_round(st, pl, &st->comps[ci], r, err);
+        plan_end_step(pl);
+    }
+    return rc;
+}
+
+/* The largest remaining load of any vertex. */
+static uint64_t max_load(const fw_state *st)
+{
+    uint64_t top = 0;
+    for (int s = 0; s < 2; s++)
+        for (int v = 0; v < st->p; v++)
+            top = st->load[s][v] > top ? st->load[s][v] : top;
+    return top;
+}
+
+int plan_forward(const plan_matrix *m, uint64_t packet_bytes, plan *pl, plan_error *err)
+{
+    if (packet_bytes == 0)
+        return plan_error_set(err, 0, "forward: the packet must be at least one byte");
+    fw_state st;
+    if (state_init(&st, m, packet_bytes))
+        return plan_error_set(err, 0, "out of memory planning %d ranks", m->p);
+    if (plan_init(pl, m->p, PLAN_ALGO_FORWARD, PLAN_DUPLEX_HALF, err)) {
+        state_free(&st);
+        return -1;
+    }
+    pl->packet_bytes = packet_bytes;
+    for (int v = 0; v < st.p; v++)
+        match_free(&st, SL, v);
+    /* a deferred piece may end up in the last flush alone: keep each at most 1/(2p) of the
+     * largest load (this splits at most 2p more iterations) */
+    st.defer_cap = max_load(&st) / (2 * (uint64_t)st.p);
+    st.defer_cap = st.defer_cap ? st.defer_cap : 1;
+    int rc = 0;
+    for (uint64_t top = max_load(&st); top > 0 && rc == 0; top = max_load(&st)) {
+        for (int s = 0; s < 2 && rc == 0; s++)
+            for (int v = 0; v < st.p && rc == 0; v++)
+                if (st.load[s][v] == top && st.mate[s][v] < 0 && cover(&st, s, v, top))
+                    rc = plan_error_set(err, 0, "internal error: no matching covers rank %d", v);
+        if (rc)
+            break;
+        /* vertices released while covering are matched again if they can be */
+        for (int k = 0; k < st.nfreed; k++)
+            match_free(&st, st.freed[k] / st.p, st.freed[k] % st.p);
+        st.nfreed = 0;
+        uint64_t s = super_packet(&st, top);
+        build_components(&st);
+        if (s > st.defer_cap && needs_deferral(&st))
+            s = st.defer_cap;
+        take_links(&st, s);
+        rc = schedule(&st, pl, s, err);
+        for (int k = 0; k < st.nfreed; k++)
+            match_free(&st, st.freed[k] / st.p, st.freed[k] % st.p);
+        st.nfreed = 0;
+    }
+    if (rc == 0)
+        rc = flush_debts(&st, pl, 0, err);
+    state_free(&st);
+    if (rc)
+        plan_free(pl);
+    return rc;
+}
