@@ -1,10 +1,16 @@
 /* exec/: runs one rank's part of a plan over MPI point-to-point. Knows plans and datatypes,
  * nothing about the shim (environment, communicator records, statistics). Every function
- * returns an MPI error code (MPI_SUCCESS or an error class) and prints nothing. */
+ * returns an MPI error code (MPI_SUCCESS or an error class) and prints nothing.
+ *
+ * Use: exec_view_create (checks and analyses this rank's part of the plan, no communication,
+ * no large allocation) -> exec_view_staging (the staging it needs, to compare with a limit)
+ * -> exec_view_alloc (allocates that staging) -> exec_view_run -> exec_view_free. exec_run does
+ * all of it in one call. */
 #ifndef HRELAY_EXEC_EXEC_H
 #define HRELAY_EXEC_EXEC_H
 
 #include <mpi.h>
+#include <stdint.h>
 
 #include "plan/local.h"
 #include "plan/plan.h"
@@ -43,9 +49,9 @@ typedef struct exec_exchange {
     exec_side recv;
 } exec_exchange;
 
-/* How exec_run runs: at most `window` point-to-point operations in flight (>= 1; the
- * operations of one step are always posted together, so window 1 is one paired send/receive
- * per step), all messages with `tag`. */
+/* How a plan runs: at most `window` point-to-point operations in flight (>= 1; the operations
+ * of one step are always posted together, so window 1 is one paired send/receive per step),
+ * all messages with `tag`. */
 typedef struct exec_opts {
     int window;
     int tag;
@@ -54,22 +60,64 @@ typedef struct exec_opts {
 /* Default window, chosen by measurement (see exec/run.c). */
 #define EXEC_DEFAULT_WINDOW 32
 
-/* Returns 1 if exec_run can run every transfer of pl: every segment travels from its origin to
- * its target in one transfer (origin == src, target == dst). Forwarding plans return 0. */
-int exec_plan_supported(const plan *pl);
+/* This rank's part of a plan, checked and analysed (opaque; exec/view.h). */
+typedef struct exec_view exec_view;
 
-/* Runs lo (this rank's view of a plan for x) on comm, which must be a communicator of x->p
- * ranks on which this rank is x->rank and which no one else uses for point-to-point traffic
- * with tag o->tag. Operations are posted in step order, receives before sends within a step;
- * messages between one pair follow plan order (MPI non-overtaking), so every rank running the
- * same plan matches correctly. Bytes move only into the receive regions x describes, and only
- * the ranges the plan delivers. Before any communication the view is checked: a forwarded
- * segment gives MPI_ERR_UNSUPPORTED_OPERATION, a range outside a receive region
- * MPI_ERR_TRUNCATE, outside a send region MPI_ERR_INTERN. The self-message (rank to itself) is
- * not part of a plan: see exec_self_copy. Extra memory: per operation in flight, up to two
- * elements of the send type, and for a receive type that is not dense the transfer's bytes.
- * Returns MPI_SUCCESS or an MPI error code; after an error during communication, a few staging
- * bytes may be leaked. */
+/* Checks lo (this rank's view of a plan) against x and analyses it, before any communication.
+ * Segments are of three kinds for this rank: its own data (origin == rank), read from the send
+ * side; data for it (target == rank), written to the receive side; and data it forwards
+ * (neither), which arrives in one transfer, waits in staging and leaves in later ones. Errors:
+ * MPI_ERR_TRUNCATE for a range delivered here outside its receive region; MPI_ERR_INTERN for a
+ * plan this rank cannot run: a peer or rank out of range, an own range outside its send
+ * region, data for this rank in one of its sends, a forwarded segment not covered by pieces
+ * this rank received in earlier steps, a byte held twice, a piece received for forwarding and
+ * never sent on; MPI_ERR_NO_MEM. x and lo must outlive the view. On success *out is the view
+ * (exec_view_free it); on failure *out is NULL. */
+int exec_view_create(const plan_local *lo, const exec_exchange *x, exec_view **out);
+
+/* Staging bytes the view needs: the peak, over the steps s of the plan, of the bytes of the
+ * pieces this rank holds for forwarding in step s. A piece is a segment with target != rank
+ * of a transfer this rank receives; it is held from the step of that receive through the last
+ * step of a send of this rank that reads it. For the two-round transpose this is all the data
+ * the rank relays (every piece arrives in round 1 and leaves in round 2); for plans that pass
+ * pieces on soon after they arrive it is much less than the total. Deterministic: the same
+ * plan gives the same number on every run. */
+uint64_t exec_view_staging(const exec_view *v);
+
+/* Allocates what a run needs, before any communication: the staging arena (exactly
+ * exec_view_staging bytes, one buffer) and, for a receive type that is not dense, one packed
+ * element per element of an incoming message that a segment boundary cuts. Returns
+ * MPI_SUCCESS or MPI_ERR_NO_MEM (the view is then still valid, only unallocated). */
+int exec_view_alloc(exec_view *v);
+
+/* Runs the view on comm, which must be a communicator of x->p ranks on which this rank is
+ * x->rank and which no one else uses for point-to-point traffic with tag o->tag (allocates
+ * first if exec_view_alloc was not called). Operations are posted in step order, receives
+ * before sends within a step, at most o->window in flight, completed oldest first; messages
+ * between one pair follow plan order (MPI non-overtaking), so every rank running the same plan
+ * matches correctly. A send that forwards data is posted only after the receives that brought
+ * the data completed; a receive into staging is posted only once the arena has room, made by
+ * completing operations of earlier steps, never later ones. Steps need not pair a send with a
+ * receive (half-duplex plans: a rank only sends or only receives in a step). Deadlock-free for
+ * any window >= 1: a rank only ever waits for operations of steps earlier than the one it is
+ * posting, so by induction over the steps every operation is posted on both sides.
+ *
+ * Bytes move only into the receive regions x describes, and only the ranges the plan delivers;
+ * pieces of one message may arrive from different senders in any order. The self-message
+ * (rank to itself) is not part of a plan: see exec_self_copy.
+ *
+ * Extra memory, beside exec_view_alloc's: per operation in flight, its block list, and for a
+ * send up to two packed elements of the send type per own segment, and for a receive with a
+ * receive type that is not dense the bytes it delivers here. Returns MPI_SUCCESS or an MPI
+ * error code; after an error during communication, a few bytes (and the staging arena, if a
+ * send from it was in flight) may be leaked. */
+int exec_view_run(exec_view *v, MPI_Comm comm, const exec_opts *o);
+
+/* Releases a view and its allocations; v may be NULL. */
+void exec_view_free(exec_view *v);
+
+/* exec_view_create, exec_view_alloc, exec_view_run and exec_view_free in one call (errors as
+ * they return them). */
 int exec_run(const plan_local *lo, const exec_exchange *x, MPI_Comm comm, const exec_opts *o);
 
 /* Copies this rank's message to itself (send side entry rank to receive side entry rank)

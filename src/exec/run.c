@@ -1,9 +1,15 @@
 /* Running one rank's part of a plan: operations in step order, a bounded window of nonblocking
- * operations completed oldest first.
+ * operations completed oldest first, plus the two waits forwarding needs.
  *
  * Deadlock freedom: a rank posts all its operations of a step together, and only waits for
- * operations of earlier steps. By induction over the steps, every operation of every step is
- * eventually posted on both sides and therefore completes, for any window >= 1.
+ * operations of earlier steps: for window room (the oldest ones), for the receives that
+ * brought the data a send forwards (the plan has them in earlier steps; exec_view_create checks
+ * it), and for staging room before a receive into staging (it completes the oldest operations
+ * while they belong to earlier steps; once all of those are done, every piece whose last reader
+ * was in an earlier step is free again, so what is held is at most the view's peak, the arena's
+ * size). By induction over the steps, every operation of every step is eventually posted on
+ * both sides and therefore completes, for any window >= 1. Nothing here assumes a step pairs a
+ * send with a receive: half-duplex steps have one operation per rank.
  *
  * Window choice (EXEC_DEFAULT_WINDOW = 32; tests/mpi/bench_window, median ms per exchange):
  * at 2 ranks on 2 cores the window changes little (pipeline of 64 x 1 MiB pieces: 16.2 ms at
@@ -14,14 +20,17 @@
  * send/receive per step. */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "exec/wire.h"
 
 /* One posted operation. */
 typedef struct pending {
     MPI_Request req;
-    const plan_local_op *op;
+    size_t op;   /* index into lo->sends or lo->recvs */
+    size_t step;
     int is_send;
+    int done;    /* completed ahead of its turn (a receive a forwarding send needed) */
     exec_wire w;
 } pending;
 
@@ -31,196 +40,198 @@ typedef struct fifo {
     size_t cap, head, n;
 } fifo;
 
-/* Returns 1 if forwarding is absent: every segment goes from its origin to its target. */
-int exec_plan_supported(const plan *pl)
-{
-    for (size_t t = 0; t < pl->ntransfers; t++) {
-        const plan_transfer *tr = &pl->transfers[t];
-        for (size_t s = tr->seg_begin; s < tr->seg_begin + tr->nsegs; s++)
-            if (pl->segments[s].origin != tr->src || pl->segments[s].target != tr->dst)
-                return 0;
-    }
-    return 1;
-}
+/* One run. */
+typedef struct runner {
+    exec_ctx c;
+    fifo q;
+    size_t *rslot; /* per receive: 1 + its ring slot while in flight, else 0 */
+    int tag;
+} runner;
 
-/* Returns 1 if [off, off + len) lies inside the count * size bytes of a message. */
-static int in_message(uint64_t off, uint64_t len, MPI_Count count, MPI_Count size)
+/* Finishes a completed operation: a receive's buffered bytes are unpacked; a send's staging
+ * pieces lose a reader (and are freed after the last). Frees the wire. */
+static int finish(runner *r, pending *e)
 {
-    MPI_Count total;
-    if (count < 0 || size < 0 || __builtin_mul_overflow(count, size, &total))
-        return 0;
-    return off <= (uint64_t)total && len <= (uint64_t)total - off;
-}
-
-/* Checks that lo can run on x without forwarding and without leaving the described regions,
- * and (for a receive type that is not dense) that the pieces of each incoming message arrive
- * in increasing, adjacent order. Returns MPI_SUCCESS or the error exec_run documents. */
-static int check_view(const plan_local *lo, const exec_exchange *x)
-{
-    int p = x->p, me = x->rank;
-    for (size_t i = 0; i < lo->nsends; i++) {
-        const plan_local_op *op = &lo->sends[i];
-        for (size_t s = 0; s < op->nsegs; s++) {
-            const plan_segment *g = &op->segs[s];
-            if (g->origin != me || g->target != op->peer)
-                return MPI_ERR_UNSUPPORTED_OPERATION;
-            if (op->peer < 0 || op->peer >= p ||
-                !in_message(g->offset, g->bytes, x->send.count[op->peer], x->send.type.size))
-                return MPI_ERR_INTERN;
-        }
-    }
-    uint64_t *next = NULL;
-    if (!x->recv.type.dense && !(next = calloc((size_t)p, sizeof *next)))
-        return MPI_ERR_NO_MEM;
+    const exec_view *v = r->c.v;
     int rc = MPI_SUCCESS;
-    for (size_t i = 0; i < lo->nrecvs && rc == MPI_SUCCESS; i++) {
-        const plan_local_op *op = &lo->recvs[i];
-        for (size_t s = 0; s < op->nsegs && rc == MPI_SUCCESS; s++) {
-            const plan_segment *g = &op->segs[s];
-            if (g->origin != op->peer || g->target != me)
-                rc = MPI_ERR_UNSUPPORTED_OPERATION;
-            else if (op->peer < 0 || op->peer >= p)
-                rc = MPI_ERR_INTERN;
-            else if (!in_message(g->offset, g->bytes, x->recv.count[op->peer],
-                                 x->recv.type.size))
-                rc = MPI_ERR_TRUNCATE;
-            else if (next && g->bytes) {
-                if (g->offset != next[op->peer])
-                    rc = MPI_ERR_UNSUPPORTED_OPERATION;
-                next[op->peer] = g->offset + g->bytes;
-            }
-        }
+    if (!e->is_send) {
+        rc = exec_wire_finish_recv(&r->c, e->op, &e->w);
+        r->rslot[e->op] = 0;
+    } else {
+        for (size_t q = v->ref_begin[e->op]; q < v->ref_begin[e->op + 1] && rc == MPI_SUCCESS; q++)
+            rc = exec_stash_done(&r->c.v->stash, v->ref[q].held);
     }
-    free(next);
-    return rc;
-}
-
-/* Waits for the oldest operation, finishes a receive (partial elements) and frees its wire. */
-static int complete_oldest(exec_ctx *c, fifo *q)
-{
-    pending *e = &q->slot[q->head];
-    int rc = PMPI_Wait(&e->req, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS && !e->is_send)
-        rc = exec_wire_finish_recv(c, e->op, &e->w);
     exec_wire_free(&e->w);
-    q->head = (q->head + 1) % q->cap;
-    q->n--;
+    e->done = 1;
     return rc;
 }
 
-/* Builds and posts op at the tail of q. */
-static int post(exec_ctx *c, fifo *q, const plan_local_op *op, int is_send, int tag)
+/* Waits for operation e and finishes it; after a failed wait the operation is over too (MPI
+ * freed the request), so its wire is released and it counts as done. */
+static int wait_one(runner *r, pending *e)
 {
-    pending *e = &q->slot[(q->head + q->n) % q->cap];
-    int rc = exec_wire_build(c, op, is_send, &e->w);
+    int rc = PMPI_Wait(&e->req, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        return finish(r, e);
+    if (!e->is_send)
+        r->rslot[e->op] = 0;
+    exec_wire_free(&e->w);
+    e->done = 1;
+    return rc;
+}
+
+/* Completes the oldest operation in flight (unless it completed ahead of its turn) and drops it
+ * from the ring. */
+static int complete_oldest(runner *r)
+{
+    pending *e = &r->q.slot[r->q.head];
+    int rc = e->done ? MPI_SUCCESS : wait_one(r, e);
+    r->q.head = (r->q.head + 1) % r->q.cap;
+    r->q.n--;
+    return rc;
+}
+
+/* Completes receive k now if it is in flight (it belongs to an earlier step). */
+static int complete_recv(runner *r, size_t k)
+{
+    return r->rslot[k] ? wait_one(r, &r->q.slot[r->rslot[k] - 1]) : MPI_SUCCESS;
+}
+
+/* Builds and posts operation `op` of step `step` at the tail of the ring. */
+static int post(runner *r, size_t op, size_t step, int is_send)
+{
+    const plan_local *lo = r->c.v->lo;
+    size_t at = (r->q.head + r->q.n) % r->q.cap;
+    pending *e = &r->q.slot[at];
+    int rc = exec_wire_build(&r->c, op, is_send, &e->w);
     if (rc != MPI_SUCCESS)
         return rc;
-    rc = exec_wire_post(c, &e->w, is_send, op->peer, tag, &e->req);
+    int peer = is_send ? lo->sends[op].peer : lo->recvs[op].peer;
+    rc = exec_wire_post(&r->c, &e->w, is_send, peer, r->tag, &e->req);
     if (rc != MPI_SUCCESS) {
         exec_wire_free(&e->w);
         return rc;
     }
     e->op = op;
+    e->step = step;
     e->is_send = is_send;
-    q->n++;
+    e->done = 0;
+    if (!is_send)
+        r->rslot[op] = at + 1;
+    r->q.n++;
     return MPI_SUCCESS;
+}
+
+/* Posts receive k of step `step`: first makes room in the staging arena for the pieces it
+ * brings (completing operations of earlier steps) and places them. */
+static int post_recv(runner *r, size_t k, size_t step)
+{
+    exec_view *v = r->c.v;
+    uint64_t need = 0;
+    int rc = MPI_SUCCESS;
+    for (size_t h = v->held_begin[k]; h < v->held_begin[k + 1]; h++)
+        need += v->held[h].bytes;
+    while (rc == MPI_SUCCESS && v->stash.arena.avail < need && r->q.n > 0 &&
+           r->q.slot[r->q.head].step < step)
+        rc = complete_oldest(r);
+    for (size_t h = v->held_begin[k]; h < v->held_begin[k + 1] && rc == MPI_SUCCESS; h++)
+        rc = exec_stash_place(&v->stash, v, h);
+    return rc == MPI_SUCCESS ? post(r, k, step, 0) : rc;
+}
+
+/* Posts send i of step `step` once the receives that brought its forwarded data completed. */
+static int post_send(runner *r, size_t i, size_t step)
+{
+    const exec_view *v = r->c.v;
+    int rc = MPI_SUCCESS;
+    for (size_t q = v->ref_begin[i]; q < v->ref_begin[i + 1] && rc == MPI_SUCCESS; q++)
+        rc = complete_recv(r, v->held[v->ref[q].held].recv);
+    return rc == MPI_SUCCESS ? post(r, i, step, 1) : rc;
 }
 
 /* After an error: stops what is in flight without waiting for partners that may never come.
  * Receives are cancelled (and waited for, which returns at once unless the data is already
- * arriving); sends are released and their staging bytes leaked, as MPI may still read them. */
-static void abandon(fifo *q)
+ * arriving); sends are released and their buffers leaked, as MPI may still read them - the
+ * staging arena too if such a send reads from it. */
+static void abandon(runner *r)
 {
-    while (q->n) {
-        pending *e = &q->slot[q->head];
-        if (e->is_send) {
+    int staged_send = 0;
+    while (r->q.n) {
+        pending *e = &r->q.slot[r->q.head];
+        if (e->done) {
+            /* completed already */
+        } else if (e->is_send) {
             PMPI_Request_free(&e->req);
             free(e->w.blocks);
+            staged_send |= r->c.v->ref_begin[e->op] < r->c.v->ref_begin[e->op + 1];
         } else {
             PMPI_Cancel(&e->req);
             PMPI_Wait(&e->req, MPI_STATUS_IGNORE);
             exec_wire_free(&e->w);
         }
-        q->head = (q->head + 1) % q->cap;
-        q->n--;
+        r->q.head = (r->q.head + 1) % r->q.cap;
+        r->q.n--;
     }
+    if (staged_send)
+        r->c.v->stash.arena.base = NULL; /* leaked on purpose */
 }
 
-/* Number of operations with bytes > 0 among ops[from ..) at step, and the index past them. */
-static size_t ops_at(const plan_local_op *ops, size_t n, size_t from, size_t step, size_t *end)
+/* Posts every operation in step order within the window, then completes the rest. */
+static int run_steps(runner *r, size_t window)
 {
-    size_t live = 0, i = from;
-    for (; i < n && ops[i].step == step; i++)
-        live += ops[i].bytes > 0;
-    *end = i;
-    return live;
-}
-
-/* Largest number of live operations this rank has in one step. */
-static size_t max_ops_per_step(const plan_local *lo)
-{
-    size_t i = 0, k = 0, best = 0;
-    while (i < lo->nsends || k < lo->nrecvs) {
-        size_t step = i < lo->nsends ? lo->sends[i].step : SIZE_MAX;
-        if (k < lo->nrecvs && lo->recvs[k].step < step)
-            step = lo->recvs[k].step;
-        size_t n = ops_at(lo->recvs, lo->nrecvs, k, step, &k) +
-                   ops_at(lo->sends, lo->nsends, i, step, &i);
-        if (n > best)
-            best = n;
-    }
-    return best;
-}
-
-/* Runs the view (see exec.h). */
-int exec_run(const plan_local *lo, const exec_exchange *x, MPI_Comm comm, const exec_opts *o)
-{
-    int rc = check_view(lo, x);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    if (lo->nsends == 0 && lo->nrecvs == 0)
-        return MPI_SUCCESS;
-
-    size_t window = o->window > 0 ? (size_t)o->window : 1;
-    fifo q = {0};
-    exec_ctx c = {.x = x, .comm = comm};
-    q.cap = window + max_ops_per_step(lo);
-    q.slot = calloc(q.cap, sizeof *q.slot);
-    if (!x->send.type.dense && x->send.type.size > 0)
-        c.elem = malloc((size_t)x->send.type.size);
-    if (!q.slot || (!x->send.type.dense && x->send.type.size > 0 && !c.elem)) {
-        free(q.slot);
-        free(c.elem);
-        return MPI_ERR_NO_MEM;
-    }
-
+    const plan_local *lo = r->c.v->lo;
     size_t i = 0, k = 0;
+    int rc = MPI_SUCCESS;
     while (rc == MPI_SUCCESS && (i < lo->nsends || k < lo->nrecvs)) {
         size_t step = i < lo->nsends ? lo->sends[i].step : SIZE_MAX;
         if (k < lo->nrecvs && lo->recvs[k].step < step)
             step = lo->recvs[k].step;
         size_t iend, kend;
-        size_t need = ops_at(lo->recvs, lo->nrecvs, k, step, &kend) +
-                      ops_at(lo->sends, lo->nsends, i, step, &iend);
-        while (rc == MPI_SUCCESS && q.n > 0 && q.n + need > window)
-            rc = complete_oldest(&c, &q);
+        size_t need = exec_ops_at(lo->recvs, lo->nrecvs, k, step, &kend) +
+                      exec_ops_at(lo->sends, lo->nsends, i, step, &iend);
+        while (rc == MPI_SUCCESS && r->q.n > 0 && r->q.n + need > window)
+            rc = complete_oldest(r);
         for (; rc == MPI_SUCCESS && k < kend; k++)
             if (lo->recvs[k].bytes > 0)
-                rc = post(&c, &q, &lo->recvs[k], 0, o->tag);
+                rc = post_recv(r, k, step);
         for (; rc == MPI_SUCCESS && i < iend; i++)
             if (lo->sends[i].bytes > 0)
-                rc = post(&c, &q, &lo->sends[i], 1, o->tag);
+                rc = post_send(r, i, step);
     }
-    while (rc == MPI_SUCCESS && q.n > 0)
-        rc = complete_oldest(&c, &q);
-    if (rc != MPI_SUCCESS)
-        abandon(&q);
+    while (rc == MPI_SUCCESS && r->q.n > 0)
+        rc = complete_oldest(r);
+    return rc;
+}
 
-    if (c.carry)
-        for (int j = 0; j < x->p; j++)
-            free(c.carry[j].buf);
-    free(c.carry);
-    free(c.elem);
-    free(q.slot);
+/* Runs the view (see exec.h). */
+int exec_view_run(exec_view *v, MPI_Comm comm, const exec_opts *o)
+{
+    const plan_local *lo = v->lo;
+    const exec_exchange *x = v->x;
+    int rc = exec_view_alloc(v);
+    if (rc != MPI_SUCCESS || (lo->nsends == 0 && lo->nrecvs == 0))
+        return rc;
+    exec_stash_reset(&v->stash, v);
+    if (v->cuts.n)
+        memset(v->cuts.fill, 0, v->cuts.n * sizeof *v->cuts.fill);
+
+    size_t window = o->window > 0 ? (size_t)o->window : 1;
+    runner r = {.c = {.v = v, .comm = comm}, .tag = o->tag};
+    r.q.cap = window + v->max_ops;
+    r.q.slot = calloc(r.q.cap, sizeof *r.q.slot);
+    r.rslot = calloc(lo->nrecvs ? lo->nrecvs : 1, sizeof *r.rslot);
+    int need_elem = !x->send.type.dense && x->send.type.size > 0;
+    if (need_elem)
+        r.c.elem = malloc((size_t)x->send.type.size);
+    if (r.q.slot && r.rslot && (!need_elem || r.c.elem)) {
+        rc = run_steps(&r, window);
+        if (rc != MPI_SUCCESS)
+            abandon(&r);
+    } else {
+        rc = MPI_ERR_NO_MEM;
+    }
+    free(r.c.elem);
+    free(r.rslot);
+    free(r.q.slot);
     return rc;
 }

@@ -13,16 +13,9 @@
 enum { WINDOW_MAX = 1024 };
 
 /* Every variable hrelay reads (the divergence hash covers exactly these). */
-static const char *const env_names[] = {"HRELAY_ALGO",   "HRELAY_REPORT",   "HRELAY_DUMP",
-                                        "HRELAY_VERBOSE", "HRELAY_DISABLE", "HRELAY_MIN_STEP",
-                                        "HRELAY_WINDOW"};
-
-/* 1 for the families the shim can run: native, and the plans without forwarding. */
-static int runnable(plan_algo a)
-{
-    return a == PLAN_ALGO_NATIVE || a == PLAN_ALGO_DIRECT || a == PLAN_ALGO_STEPWISE ||
-           a == PLAN_ALGO_GREEDY || a == PLAN_ALGO_WALKER_OTTO;
-}
+static const char *const env_names[] = {
+    "HRELAY_ALGO",   "HRELAY_REPORT", "HRELAY_DUMP",   "HRELAY_VERBOSE",     "HRELAY_DISABLE",
+    "HRELAY_MIN_STEP", "HRELAY_WINDOW", "HRELAY_GRAIN", "HRELAY_PACKET", "HRELAY_MAX_STAGING"};
 
 /* Appends one printf-style line to warn without overflowing it. */
 static void add_warning(char *warn, size_t cap, const char *fmt, ...)
@@ -110,6 +103,36 @@ static void read_path(const char *name, char *dst, char *warn, size_t cap)
     strcpy(dst, v);
 }
 
+/* "native, direct, stepwise, ...": every family plan_algo_name knows, for warnings. */
+static const char *family_list(void)
+{
+    static char list[256];
+    size_t n = 0;
+    list[0] = '\0';
+    for (int a = 0; a < PLAN_ALGO_COUNT && n < sizeof list; a++)
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", a ? ", " : "",
+                              plan_algo_name((plan_algo)a));
+    return list;
+}
+
+/* Reads a byte-count setting: *out = its value if it parses and is at least `min`, else the
+ * default `def` (described as def_text in the warning). */
+static void read_bytes(const char *name, uint64_t min, uint64_t def, const char *def_text,
+                       uint64_t *out, char *warn, size_t cap)
+{
+    const char *v = env(name);
+    *out = def;
+    if (!v)
+        return;
+    if (shim_parse_bytes(v, out) || *out < min) {
+        *out = def;
+        add_warning(warn, cap,
+                    "%s=%s is not a byte count of at least %llu (digits, optional K/M/G/T); "
+                    "using %s",
+                    name, v, (unsigned long long)min, def_text);
+    }
+}
+
 /* Fills cfg from the environment (see shim.h). */
 void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
 {
@@ -117,6 +140,8 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
     memset(cfg, 0, sizeof *cfg);
     cfg->algo = PLAN_ALGO_DIRECT;
     cfg->window = EXEC_DEFAULT_WINDOW;
+    cfg->packet = SHIM_DEFAULT_PACKET;
+    cfg->max_staging = SHIM_DEFAULT_MAX_STAGING;
     if (cap)
         warn[0] = '\0';
 
@@ -127,18 +152,11 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
         plan_algo a;
         if (!strcmp(v, "auto"))
             cfg->algo = PLAN_ALGO_DIRECT; /* the best family implemented so far */
-        else if (plan_algo_parse(v, &a) == 0 && runnable(a))
-            cfg->algo = a;
         else if (plan_algo_parse(v, &a) == 0)
-            add_warning(warn, cap,
-                        "HRELAY_ALGO=%s needs forwarding, which hrelay cannot execute yet; "
-                        "using direct",
-                        v);
+            cfg->algo = a;
         else
-            add_warning(warn, cap,
-                        "HRELAY_ALGO=%s is not one of auto, native, direct, stepwise, greedy, "
-                        "walker-otto; using direct",
-                        v);
+            add_warning(warn, cap, "HRELAY_ALGO=%s is not one of auto, %s; using direct", v,
+                        family_list());
     }
 
     if ((v = env("HRELAY_VERBOSE")) && parse_int(v, 0, 2, &cfg->verbose)) {
@@ -158,6 +176,11 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
         add_warning(warn, cap, "HRELAY_WINDOW=%s is not an integer in 1..%d; using %d", v,
                     WINDOW_MAX, EXEC_DEFAULT_WINDOW);
     }
+
+    read_bytes("HRELAY_GRAIN", 1, 0, "the per-call default", &cfg->grain, warn, cap);
+    read_bytes("HRELAY_PACKET", 1, SHIM_DEFAULT_PACKET, "64K", &cfg->packet, warn, cap);
+    read_bytes("HRELAY_MAX_STAGING", 0, SHIM_DEFAULT_MAX_STAGING, "256M", &cfg->max_staging, warn,
+               cap);
 
     read_path("HRELAY_REPORT", cfg->report, warn, cap);
     read_path("HRELAY_DUMP", cfg->dump, warn, cap);

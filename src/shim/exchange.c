@@ -2,11 +2,14 @@
  *   pass-through (not initialised, disabled, intercommunicator, MPI_COMM_NULL, nested call);
  *   HRELAY_ALGO=native: PMPI with accounting;
  *   otherwise: normalise and validate locally; one allgather on the private communicator of
- *   [status, grain, bytes sent to each rank] per rank; an argument error anywhere is returned
- *   on every rank; every rank checks its receive regions against its column of the matrix and
- *   plans; one small allreduce agrees on truncation (MPI_ERR_TRUNCATE on every rank, before any
- *   data moves) and on planning failures (then every rank runs PMPI instead); then the
- *   self-copy and the plan run, and the call is accounted to the family that ran it. */
+ *   [status, type facts, bytes sent to each rank] per rank; an argument error anywhere is
+ *   returned on every rank; every rank checks its receive regions against its column of the
+ *   matrix, plans with the configured family and analyses its part (staging it needs); one
+ *   small allreduce agrees on truncation (MPI_ERR_TRUNCATE on every rank, before any data
+ *   moves), on failures (then every rank runs PMPI instead) and on the largest staging any
+ *   rank needs: over HRELAY_MAX_STAGING, every rank plans the direct family instead (no
+ *   staging) and a second allreduce agrees that this worked (else PMPI). Then the self-copy
+ *   and the plan run, and the call is accounted to the family that ran it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,8 +17,9 @@
 #include "plan/local.h"
 #include "shim/shim.h"
 
-/* Words before the row of bytes in each rank's gathered block. */
-enum { HDR_STATUS, HDR_GRAIN, HDR_WORDS };
+/* Words before the row of bytes in each rank's gathered block: the argument status, and the
+ * type facts 2 * gcd(send type size, receive type size) + (both types dense). */
+enum { HDR_STATUS, HDR_TYPES, HDR_WORDS };
 
 /* Depth of intercepted calls on this thread: a nested call (from inside hrelay) passes through. */
 static _Thread_local int shim_depth;
@@ -106,14 +110,40 @@ static int describe(const shim_args *a, shim_comm *rec, exec_exchange *x, uint64
     return MPI_SUCCESS;
 }
 
-/* After the allgather: the lowest rank's nonzero status (0 if none), then the gathered blocks
+/* Greatest common divisor (gcd(0, b) == b). */
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+/* This rank's type facts for the HDR_TYPES word. */
+static uint64_t type_facts(const exec_exchange *x, int inplace)
+{
+    const exec_type *s = inplace ? &x->recv.type : &x->send.type, *r = &x->recv.type;
+    return 2 * gcd((uint64_t)s->size, (uint64_t)r->size) + (uint64_t)(s->dense && r->dense);
+}
+
+/* After the allgather: the lowest rank's nonzero status (0 if none), the combined type facts
+ * (*size_gcd over all ranks, *dense if every rank's types are dense), then the gathered blocks
  * compacted in place into the p x p matrix at the start of the buffer. */
-static int gathered_status_and_compact(uint64_t *g, int p)
+static int gathered_status_and_compact(uint64_t *g, int p, uint64_t *size_gcd, int *dense)
 {
     size_t stride = (size_t)p + HDR_WORDS;
     int status = 0;
-    for (int i = 0; i < p && !status; i++)
-        status = (int)g[(size_t)i * stride + HDR_STATUS];
+    *size_gcd = 0;
+    *dense = 1;
+    for (int i = 0; i < p; i++) {
+        const uint64_t *h = g + (size_t)i * stride;
+        if (!status)
+            status = (int)h[HDR_STATUS];
+        *size_gcd = gcd(*size_gcd, h[HDR_TYPES] / 2);
+        *dense &= (int)(h[HDR_TYPES] & 1);
+    }
     for (int i = 0; i < p; i++)
         memmove(g + (size_t)i * p, g + (size_t)i * stride + HDR_WORDS, (size_t)p * sizeof *g);
     return status;
@@ -129,46 +159,16 @@ static int truncated(const plan_matrix *m, const exec_exchange *x)
     return 0;
 }
 
-/* Everything one planned call allocates. */
-typedef struct call_state {
-    plan pl;
-    plan_local lo;
-    void *stage;
-} call_state;
-
-/* Frees a call's allocations. */
-static void call_free(call_state *cs)
-{
-    plan_local_free(&cs->lo);
-    plan_free(&cs->pl);
-    free(cs->stage);
-}
-
-/* Plans m with the configured family and prepares this rank's part. Returns 0, or -1 if
- * anything failed (out of memory, a pattern the family does not cover - walker_otto only
- * covers cyclic(r) -> cyclic(Kr) redistributions -, or a plan exec cannot run); the call then
- * runs natively on every rank. */
+/* Plans the call with `algo` (see shim_call_plan), after packing the data to send for
+ * MPI_IN_PLACE (once; a second planning keeps the copy). Returns 0 or -1. */
 static int prepare(const shim_args *a, shim_comm *rec, const plan_matrix *m, exec_exchange *x,
-                   call_state *cs)
+                   plan_algo algo, const plan_options *o, shim_call *cs)
 {
-    plan_direct_opts opts = {.min_step_bytes = shim_g.cfg.min_step};
-    plan_error err;
-    int rc = -1;
-    switch (shim_g.cfg.algo) {
-    case PLAN_ALGO_DIRECT: rc = plan_direct(m, &opts, &cs->pl, &err); break;
-    case PLAN_ALGO_STEPWISE: rc = plan_stepwise(m, &cs->pl, &err); break;
-    case PLAN_ALGO_GREEDY: rc = plan_greedy(m, &cs->pl, &err); break;
-    case PLAN_ALGO_WALKER_OTTO: rc = plan_walker_otto(m, &cs->pl, &err); break;
-    default: break;
-    }
-    if (rc != 0 || !exec_plan_supported(&cs->pl) ||
-        plan_local_extract(&cs->pl, rec->rank, &cs->lo, &err) != 0)
-        return -1;
-    if (a->sendbuf == MPI_IN_PLACE &&
+    if (a->sendbuf == MPI_IN_PLACE && !cs->stage &&
         exec_stage(&x->recv, rec->p, rec->priv, &x->send, rec->scount, rec->sdispl,
                    &cs->stage) != MPI_SUCCESS)
         return -1;
-    return 0;
+    return shim_call_plan(cs, algo, o, m, x, shim_g.cfg.max_staging);
 }
 
 /* Writes the plan to HRELAY_DUMP (rank 0 of the communicator; one warning per process on
@@ -188,6 +188,22 @@ static void dump(const shim_comm *rec, const plan *pl, const plan_matrix *m)
     }
 }
 
+/* Falls back to the direct family after the staging agreement said no (every rank calls
+ * this): plans direct, agrees that every rank could. Returns MPI_SUCCESS with *failed set
+ * (then the call runs natively), or the allreduce's error. */
+static int fall_back_to_direct(const shim_args *a, shim_comm *rec, const plan_matrix *m,
+                               exec_exchange *x, const plan_options *o, shim_call *cs,
+                               uint64_t staging, int *failed)
+{
+    shim_log(2, "%s on %d ranks: %s needs %llu staging bytes on some rank, over "
+                "HRELAY_MAX_STAGING=%llu; direct instead",
+             shim_args_name(a), rec->p, plan_algo_name(cs->pl.algo),
+             (unsigned long long)staging, (unsigned long long)shim_g.cfg.max_staging);
+    shim_call_release_plan(cs);
+    *failed = prepare(a, rec, m, x, PLAN_ALGO_DIRECT, o, cs) != 0;
+    return PMPI_Allreduce(MPI_IN_PLACE, failed, 1, MPI_INT, MPI_MAX, rec->priv);
+}
+
 /* The planned path (see the file comment). */
 static int run_planned(const shim_args *a, double t0)
 {
@@ -195,41 +211,49 @@ static int run_planned(const shim_args *a, double t0)
     if (!rec)
         return run_native(a, t0);
 
-    int p = rec->p, me = rec->rank, rc;
+    int p = rec->p, me = rec->rank, rc, dense;
     size_t stride = (size_t)p + HDR_WORDS;
-    uint64_t *mine = rec->gather + (size_t)me * stride;
+    uint64_t *mine = rec->gather + (size_t)me * stride, size_gcd;
     exec_exchange x;
     int status = describe(a, rec, &x, mine + HDR_WORDS);
     mine[HDR_STATUS] = (uint64_t)status;
-    mine[HDR_GRAIN] = status ? 0 : (uint64_t)(a->sendbuf == MPI_IN_PLACE ? x.recv.type.size
-                                                                         : x.send.type.size);
+    mine[HDR_TYPES] = status ? 0 : type_facts(&x, a->sendbuf == MPI_IN_PLACE);
     rc = PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rec->gather, (int)stride,
                         MPI_UINT64_T, rec->priv);
     if (rc != MPI_SUCCESS)
         return raise_error(a->comm, rc);
-    if ((status = gathered_status_and_compact(rec->gather, p)) != 0)
+    if ((status = gathered_status_and_compact(rec->gather, p, &size_gcd, &dense)) != 0)
         return raise_error(a->comm, status);
 
     plan_matrix m = {.p = p, .bytes = rec->gather};
-    call_state cs;
+    plan_options po = {.min_step_bytes = shim_g.cfg.min_step,
+                       .grain_bytes = shim_grain(shim_g.cfg.grain, size_gcd, dense),
+                       .packet_bytes = shim_g.cfg.packet};
+    shim_call cs;
     memset(&cs, 0, sizeof cs);
-    int flags[2] = {truncated(&m, &x), 0}; /* [truncation, preparation failed]; MAX */
-    if (!flags[0])
-        flags[1] = prepare(a, rec, &m, &x, &cs) != 0;
-    rc = PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MAX, rec->priv);
+    /* [truncation, preparation failed, staging needed]; MAX over ranks */
+    uint64_t flags[3] = {(uint64_t)truncated(&m, &x), 0, 0};
+    if (!flags[0]) {
+        flags[1] = prepare(a, rec, &m, &x, shim_g.cfg.algo, &po, &cs) != 0;
+        flags[2] = cs.view ? exec_view_staging(cs.view) : 0;
+    }
+    rc = PMPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_UINT64_T, MPI_MAX, rec->priv);
+    int failed = flags[1] != 0;
+    if (rc == MPI_SUCCESS && !flags[0] && !failed && flags[2] > shim_g.cfg.max_staging)
+        rc = fall_back_to_direct(a, rec, &m, &x, &po, &cs, flags[2], &failed);
     if (rc != MPI_SUCCESS || flags[0]) {
-        call_free(&cs);
+        shim_call_free(&cs);
         return raise_error(a->comm, rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE);
     }
-    if (flags[1]) {
-        call_free(&cs);
+    if (failed) {
+        shim_call_free(&cs);
         shim_log(2, "%s on %d ranks: planning failed, native", shim_args_name(a), p);
         return run_native(a, t0);
     }
 
     dump(rec, &cs.pl, &m);
     double modeled = shim_model_native(&m);
-    uint64_t bytes = 0;
+    uint64_t bytes = 0, staging = exec_view_staging(cs.view);
     for (int j = 0; j < p; j++)
         bytes += plan_matrix_at(&m, me, j);
     size_t nsteps = cs.pl.nsteps;
@@ -238,15 +262,18 @@ static int run_planned(const shim_args *a, double t0)
     exec_opts opts = {.window = shim_g.cfg.window, .tag = SHIM_TAG_PLAN};
     rc = exec_self_copy(&x, rec->priv);
     if (rc == MPI_SUCCESS)
-        rc = exec_run(&cs.lo, &x, rec->priv, &opts);
-    call_free(&cs);
+        rc = exec_view_run(cs.view, rec->priv, &opts);
+    shim_call_free(&cs);
     if (rc != MPI_SUCCESS)
         return raise_error(a->comm, rc);
 
     double t = PMPI_Wtime() - t0;
     shim_stats_add(shim_g.world, algo, bytes, t, modeled, 1);
-    shim_log(2, "%s on %d ranks: %s, %zu steps, %llu bytes sent by this rank, %.6f s",
-             shim_args_name(a), p, plan_algo_name(algo), nsteps, (unsigned long long)bytes, t);
+    shim_log(2,
+             "%s on %d ranks: %s, %zu steps, %llu bytes sent and %llu staging bytes on this rank, "
+             "%.6f s",
+             shim_args_name(a), p, plan_algo_name(algo), nsteps, (unsigned long long)bytes,
+             (unsigned long long)staging, t);
     return MPI_SUCCESS;
 }
 

@@ -119,9 +119,15 @@ static void startup(void)
     shim_g.keyval = keyval;
     shim_g.world = w;
     shim_g.active = 1;
-    shim_log(1, "%s on %d ranks: algo=%s min_step=%llu window=%d report=%s dump=%s",
+    char grain[32] = "auto";
+    if (cfg.grain)
+        snprintf(grain, sizeof grain, "%llu", (unsigned long long)cfg.grain);
+    shim_log(1,
+             "%s on %d ranks: algo=%s min_step=%llu window=%d grain=%s packet=%llu "
+             "max_staging=%llu report=%s dump=%s",
              HRELAY_VERSION_STRING, size, plan_algo_name(cfg.algo),
-             (unsigned long long)cfg.min_step, cfg.window, cfg.report[0] ? cfg.report : "-",
+             (unsigned long long)cfg.min_step, cfg.window, grain, (unsigned long long)cfg.packet,
+             (unsigned long long)cfg.max_staging, cfg.report[0] ? cfg.report : "-",
              cfg.dump[0] ? cfg.dump : "-");
 }
 

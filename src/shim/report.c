@@ -2,7 +2,8 @@
  *
  * {"version": "0.1.0", "mpi_library": "MPICH Version: 4.0.2", "ranks": 4,
  *  "config": {"algo": "direct", "min_step_bytes": 0, "window": 4, "verbose": 0,
- *             "report": "r.json", "dump": null},
+ *             "report": "r.json", "dump": null, "grain_bytes": null, "packet_bytes": 65536,
+ *             "max_staging_bytes": 268435456},
  *  "callsites": [{"site": "unknown", "calls": 3, "bytes": 12345,
  *                 "algorithms": {"direct": 3}, "plans_computed": 3, "cache_hits": 0,
  *                 "time_s": 0.00123, "modeled_native_s": 0.00098}]}
@@ -81,6 +82,12 @@ int shim_report_write(const char *path, const shim_config *cfg, const shim_stats
     json_path(f, cfg->report);
     fputs(", \"dump\": ", f);
     json_path(f, cfg->dump);
+    if (cfg->grain)
+        fprintf(f, ", \"grain_bytes\": %llu", (unsigned long long)cfg->grain);
+    else
+        fputs(", \"grain_bytes\": null", f);
+    fprintf(f, ", \"packet_bytes\": %llu, \"max_staging_bytes\": %llu",
+            (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging);
     fputs("},\n \"callsites\": [", f);
     if (s->calls) {
         fprintf(f, "{\"site\": \"unknown\", \"calls\": %llu, \"bytes\": %llu, \"algorithms\": {",

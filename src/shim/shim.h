@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "exec/exec.h"
+#include "plan/local.h"
 #include "plan/plan.h"
 
 /* Marks a function exported from libhrelay.so (everything else is hidden). */
@@ -25,13 +27,26 @@ enum { SHIM_TAG_PLAN = 1 };
 
 /* ---- configuration (config.c) ---- */
 
+/* Packet size of the forwarding family when HRELAY_PACKET is not set. */
+#define SHIM_DEFAULT_PACKET ((uint64_t)64 << 10)
+
+/* Staging limit per rank when HRELAY_MAX_STAGING is not set. */
+#define SHIM_DEFAULT_MAX_STAGING ((uint64_t)256 << 20)
+
+/* Transpose grain for dense types when HRELAY_GRAIN is not set: this many bytes, rounded down
+ * to a multiple of the type size (at least one element). */
+#define SHIM_DENSE_GRAIN ((uint64_t)4096)
+
 /* Settings from the HRELAY_* environment, read on rank 0 and broadcast (plain bytes). */
 typedef struct shim_config {
     int disable;              /* HRELAY_DISABLE=1: pure pass-through */
-    plan_algo algo;           /* HRELAY_ALGO: PLAN_ALGO_NATIVE or PLAN_ALGO_DIRECT */
+    plan_algo algo;           /* HRELAY_ALGO: native or any schedule family */
     int verbose;              /* HRELAY_VERBOSE: 0, 1, 2 */
     int window;               /* HRELAY_WINDOW: operations in flight in exec */
     uint64_t min_step;        /* HRELAY_MIN_STEP: plan_direct_opts.min_step_bytes */
+    uint64_t grain;           /* HRELAY_GRAIN: transpose grain in bytes; 0 = chosen per call */
+    uint64_t packet;          /* HRELAY_PACKET: forward packet size in bytes */
+    uint64_t max_staging;     /* HRELAY_MAX_STAGING: staging bytes a plan may need per rank */
     char report[SHIM_PATH_MAX]; /* HRELAY_REPORT, "" for none */
     char dump[SHIM_PATH_MAX];   /* HRELAY_DUMP, "" for none */
     uint64_t env_hash;        /* hash of the reading rank's HRELAY_* variables */
@@ -165,6 +180,38 @@ const char *shim_args_name(const shim_args *a);
 /* Runs an intercepted call: pass-through, native with accounting, or planned and executed by
  * hrelay. Returns what the MPI call returns. */
 int shim_alltoall_any(const shim_args *a);
+
+/* ---- planning one call (prepare.c) ---- */
+
+/* What a planned call allocates: the plan, this rank's view of it (plan and exec), and the
+ * packed copy of the data to send under MPI_IN_PLACE. */
+typedef struct shim_call {
+    plan pl;
+    plan_local lo;
+    exec_view *view;
+    void *stage;
+} shim_call;
+
+/* The transpose grain of a call: cfg_grain if not 0; else, from the facts gathered over all
+ * ranks (size_gcd: gcd of the send and receive type sizes; dense: every type is dense), one
+ * element (size_gcd) for types that are not dense, and for dense types SHIM_DENSE_GRAIN rounded
+ * down to a multiple of size_gcd (at least size_gcd). 1 when no type has bytes. */
+uint64_t shim_grain(uint64_t cfg_grain, uint64_t size_gcd, int dense);
+
+/* Plans m with family algo and options o, extracts this rank's view and creates its exec view
+ * for x; allocates the view's staging only if it is at most max_staging (a view over the limit
+ * is kept unallocated so that its size can be agreed on first). Returns 0, or -1 if anything
+ * failed (the family does not cover m - walker-otto only covers cyclic(r) -> cyclic(Kr)
+ * redistributions -, out of memory, a plan exec cannot run); cs keeps what it allocated
+ * either way (shim_call_free). */
+int shim_call_plan(shim_call *cs, plan_algo algo, const plan_options *o, const plan_matrix *m,
+                   const exec_exchange *x, uint64_t max_staging);
+
+/* Releases the plan and the views of cs (not the MPI_IN_PLACE copy), to plan again. */
+void shim_call_release_plan(shim_call *cs);
+
+/* Releases everything cs holds; cs may be zero-initialised. */
+void shim_call_free(shim_call *cs);
 
 /* ---- plan dumps (dump.c) ---- */
 
