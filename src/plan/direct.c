@@ -367,8 +367,8 @@ static void refill(direct_state *st)
 
 /* The decomposition behind plan_direct (loads in bytes) and plan_stepwise (loads in
  * messages, whole messages per step). */
-static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step, plan_algo algo,
-                     plan *pl, plan_error *err)
+static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step,
+                     size_t max_segments, plan_algo algo, plan *pl, plan_error *err)
 {
     direct_state st;
     if (state_init(&st, m, by_messages))
@@ -396,6 +396,8 @@ static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step, p
         refill(&st);
         if (rc == 0)
             rc = emit_step(&st, pl, step_bytes(&st, L, min_step), err);
+        if (rc == 0 && max_segments && pl->nsegments > max_segments)
+            rc = plan_error_set(err, 0, "the plan would exceed %zu segments", max_segments);
         refill(&st);
     }
     state_free(&st);
@@ -408,10 +410,11 @@ int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, pl
 {
     if (plan_matrix_is_uniform(m, NULL))
         return plan_regular(m, PLAN_DUPLEX_FULL, PLAN_ALGO_DIRECT, pl, err);
-    return decompose(m, 0, opts ? opts->min_step_bytes : 0, PLAN_ALGO_DIRECT, pl, err);
+    return decompose(m, 0, opts ? opts->min_step_bytes : 0, opts ? opts->max_segments : 0,
+                     PLAN_ALGO_DIRECT, pl, err);
 }
 
 int plan_stepwise(const plan_matrix *m, plan *pl, plan_error *err)
 {
-    return decompose(m, 1, 0, PLAN_ALGO_STEPWISE, pl, err);
+    return decompose(m, 1, 0, 0, PLAN_ALGO_STEPWISE, pl, err);
 }

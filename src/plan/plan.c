@@ -28,15 +28,28 @@ int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan
 {
     plan_options none = {0};
     o = o ? o : &none;
-    plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes};
+    plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes == PLAN_MIN_STEP_AUTO
+                                                     ? plan_auto_min_step(m)
+                                                     : o->min_step_bytes,
+                               .max_segments = o->max_segments};
     switch (algo) {
     case PLAN_ALGO_DIRECT: return plan_direct(m, &direct, pl, err);
     case PLAN_ALGO_STEPWISE: return plan_stepwise(m, pl, err);
     case PLAN_ALGO_GREEDY: return plan_greedy(m, pl, err);
     case PLAN_ALGO_WALKER_OTTO: return plan_walker_otto(m, pl, err);
-    case PLAN_ALGO_TRANSPOSE: return plan_transpose(m, o->grain_bytes ? o->grain_bytes : 1, pl, err);
+    case PLAN_ALGO_TRANSPOSE:
+        return plan_transpose(m, o->grain_bytes ? o->grain_bytes : 1, pl, err);
+    case PLAN_ALGO_FORWARD:
+        return plan_forward(m, o->packet_bytes ? o->packet_bytes : PLAN_DEFAULT_PACKET_BYTES, pl,
+                            err);
     default: return plan_error_set(err, 0, "%s is not a schedule family", plan_algo_name(algo));
     }
+}
+
+uint64_t plan_auto_min_step(const plan_matrix *m)
+{
+    uint64_t relative = plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL) / (4 * (uint64_t)m->p);
+    return relative > PLAN_DEFAULT_MIN_STEP_BYTES ? relative : PLAN_DEFAULT_MIN_STEP_BYTES;
 }
 
 int plan_init(plan *pl, int p, plan_algo algo, plan_duplex duplex, plan_error *err)

@@ -78,15 +78,28 @@ typedef struct plan_direct_opts {
      * of each message): fewer steps, bandwidth term at most lower bound + min_step_bytes per
      * step that was enlarged. */
     uint64_t min_step_bytes;
+    /* 0: no limit. Otherwise planning fails (the same way on every rank) once the plan would
+     * hold more segments than this. */
+    size_t max_segments;
 } plan_direct_opts;
 
 /* Parameters of every family, for plan_build. Zero-initialised means: exact direct plans,
  * grain 1 byte for transpose. */
 typedef struct plan_options {
-    uint64_t min_step_bytes; /* direct: see plan_direct_opts */
+    uint64_t min_step_bytes; /* direct: see plan_direct_opts; PLAN_MIN_STEP_AUTO: see there */
     uint64_t grain_bytes;    /* transpose: unit of dealing (0 means 1) */
     uint64_t packet_bytes;   /* forward: packet size (0 means PLAN_DEFAULT_PACKET_BYTES) */
+    size_t max_segments;     /* direct, forward: fail (deterministically) rather than build a
+                                plan of more segments; 0 = no limit */
 } plan_options;
+
+/* min_step_bytes = PLAN_MIN_STEP_AUTO: the larger of PLAN_DEFAULT_MIN_STEP_BYTES and the lower
+ * bound / (4p), so that steps stay latency-efficient and a dense plan holds O(p^2) transfers
+ * (an exact one holds O(p^3)). */
+#define PLAN_MIN_STEP_AUTO UINT64_MAX
+
+/* The minimum step size PLAN_MIN_STEP_AUTO stands for, for matrix m. */
+uint64_t plan_auto_min_step(const plan_matrix *m);
 
 /* The packet size of the forwarding family when none is given. */
 #define PLAN_DEFAULT_PACKET_BYTES ((uint64_t)65536)

@@ -153,8 +153,8 @@ int plan_write_json(FILE *out, const plan *pl, const plan_matrix *m, const plan_
     ob_str(ob, plan_algo_name(pl->algo));
     ob_str(ob, "\", \"duplex\": \"");
     ob_str(ob, duplex_name(pl->duplex));
-    ob_str(ob, "\", \"packet_bytes\": ");
-    ob_u64(ob, pl->min_step_bytes);
+    ob_str(ob, "\", \"packet_bytes\": "); /* the plan's unit: grain, packet or minimum step */
+    ob_u64(ob, pl->packet_bytes ? pl->packet_bytes : pl->min_step_bytes);
     ob_str(ob, ",\n \"bandwidth_bytes\": ");
     ob_u64(ob, f.bandwidth);
     ob_str(ob, ", \"lower_bound_bytes\": ");

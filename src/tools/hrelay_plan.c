@@ -65,8 +65,9 @@ static void usage(FILE *out)
             "                        svg: a Gantt chart of the plan (one row per rank)\n"
             "      --min-step BYTES  direct: merge steps smaller than BYTES per transfer\n"
             "                        (default 0 = exact; the bandwidth term may then exceed the\n"
-            "                        lower bound by up to BYTES per enlarged step). Printed as\n"
-            "                        the JSON \"packet_bytes\".\n"
+            "                        lower bound by up to BYTES per enlarged step); 'auto':\n"
+            "                        max(32 KiB, lower bound / 4P), the library's default.\n"
+            "                        Printed as the JSON \"packet_bytes\".\n"
             "      --grain BYTES     transpose: the unit messages are dealt in (default 1)\n"
             "      --alpha S         cost model: seconds per message (default %g)\n"
             "      --beta S          cost model: seconds per byte (default %g)\n"
@@ -157,8 +158,10 @@ static int parse_args(int argc, char **argv, options *o)
                 return bad_value("--grain", optarg, "a positive number of bytes");
             break;
         case OPT_MIN_STEP:
-            if (parse_bytes(optarg, &o->plan.min_step_bytes))
-                return bad_value("--min-step", optarg, "a non-negative number of bytes");
+            if (strcmp(optarg, "auto") == 0)
+                o->plan.min_step_bytes = PLAN_MIN_STEP_AUTO;
+            else if (parse_bytes(optarg, &o->plan.min_step_bytes))
+                return bad_value("--min-step", optarg, "a non-negative number of bytes or auto");
             break;
         case OPT_ALPHA:
             if (parse_seconds(optarg, &o->model.alpha_s))

@@ -692,6 +692,50 @@ START_TEST(svg_chart)
 }
 END_TEST
 
+/* plan_build's automatic minimum step and its plan-size limit. */
+START_TEST(build_options)
+{
+    uint64_t st = 0x5eed000b;
+    plan_matrix m;
+    ck_assert_int_eq(plan_matrix_init(&m, 32, NULL), 0);
+    random_matrix(&m, RM_DENSE, 1 << 20, &st);
+    uint64_t lb = plan_matrix_lower_bound(&m, PLAN_DUPLEX_FULL);
+    ck_assert_uint_eq(plan_auto_min_step(&m), lb / 128 > 32768 ? lb / 128 : 32768);
+    plan pl;
+    plan_error err = {0};
+    plan_options o = {.min_step_bytes = PLAN_MIN_STEP_AUTO};
+    ck_assert_int_eq(plan_build(PLAN_ALGO_DIRECT, &m, &o, &pl, &err), 0);
+    ck_assert_uint_eq(pl.min_step_bytes, plan_auto_min_step(&m));
+    ck_assert_int_eq(plan_verify(&m, &pl, &err), 0);
+    size_t merged = pl.nsegments;
+    plan_free(&pl);
+    o.min_step_bytes = 0;
+    ck_assert_int_eq(plan_build(PLAN_ALGO_DIRECT, &m, &o, &pl, &err), 0);
+    ck_assert_uint_lt(merged, pl.nsegments); /* the automatic step makes a smaller plan */
+    size_t exact = pl.nsegments;
+    plan_free(&pl);
+    o.max_segments = exact - 1; /* one segment short: fails, every time */
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(plan_build(PLAN_ALGO_DIRECT, &m, &o, &pl, &err), -1);
+        ck_assert_ptr_nonnull(strstr(err.text, "exceed"));
+    }
+    o.max_segments = exact;
+    ck_assert_int_eq(plan_build(PLAN_ALGO_DIRECT, &m, &o, &pl, &err), 0);
+    plan_free(&pl);
+    for (int a = PLAN_ALGO_NATIVE + 1; a < PLAN_ALGO_COUNT; a++) {
+        if (a == PLAN_ALGO_WALKER_OTTO)
+            continue;
+        ck_assert_msg(plan_build((plan_algo)a, &m, NULL, &pl, &err) == 0, "%s: %s",
+                      plan_algo_name((plan_algo)a), err.text);
+        ck_assert_int_eq(pl.algo, a);
+        ck_assert_int_eq(plan_verify(&m, &pl, &err), 0);
+        plan_free(&pl);
+    }
+    ck_assert_int_eq(plan_build(PLAN_ALGO_NATIVE, &m, NULL, &pl, &err), -1);
+    plan_matrix_free(&m);
+}
+END_TEST
+
 START_TEST(algo_names)
 {
     plan_algo a;
@@ -719,6 +763,7 @@ int main(void)
     tcase_add_test(basic, walker_otto_figures);
     tcase_add_test(basic, one_factorisation);
     tcase_add_test(basic, svg_chart);
+    tcase_add_test(basic, build_options);
     tcase_add_test(basic, regular_exchanges);
     tcase_add_test(basic, walker_otto_schedule_properties);
     tcase_add_test(props, walker_otto_recognised_and_planned);
