@@ -31,25 +31,28 @@
  * of bytes; otherwise it is 1 byte and each of the 12 rounds is floor(n / 5) or floor(n / 5) + 1
  * bytes long, choosing the fewest longer rounds that still give every edge its n bytes (at most
  * 6/5 byte more per iteration than 12 n / 5); when even that is no faster, the iteration sends
- * whole super-packets in three steps instead. */
+ * whole super-packets in three steps instead.
+ *
+ * The bipartite graph, its loads and the covering matching are plan/load_matching.c's (shared
+ * with the direct planner); this file cuts the messages, schedules each 2-relation and keeps
+ * the deferred pieces. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/load_matching.h"
 #include "plan/plan.h"
 
-enum { SL = 0, SR = 1 };
-
 /* The contiguous byte range [start, start + bytes) of one message on one bipartite edge, and
- * the grains of it moved so far. */
+ * its length in grains. */
 typedef struct fw_part {
-    uint64_t start, bytes, grains, done;
+    uint64_t start, bytes, grains;
 } fw_part;
 
-/* Bipartite edge L_u - R_v: part 0 is a part of message u -> v, part 1 of message v -> u;
- * part 0 goes first. left is the grains both still hold. */
+/* Bipartite edge L_u - R_v (in the matching engine: sender u, receiver v): part 0 is a part of
+ * message u -> v, part 1 of message v -> u; part 0 goes first (the engine's split point is its
+ * grains), so the engine's count of grains moved tells which part is current and how far. */
 typedef struct fw_edge {
     fw_part part[2];
-    uint64_t left;
 } fw_edge;
 
 /* One matched edge of an iteration: bytes [lo, hi) of message src -> dst (the iteration's
@@ -93,12 +96,7 @@ typedef struct fw_state {
     int p;
     uint64_t grain;
     fw_edge *e;         /* p * p, e[u * p + v] is L_u - R_v */
-    uint64_t *load[2];  /* grains left per vertex */
-    int *mate[2];
-    int *adj[2], *deg[2]; /* neighbour lists; emptied edges dropped lazily */
-    int *queue, *parent[2];
-    unsigned *seen[2], stamp;
-    int *freed, nfreed;
+    lm_graph g;         /* the bipartite graph in grains and its matching */
     /* the current iteration */
     fw_link *links;     /* indexed by the L vertex */
     int *verts, *lk;    /* p entries each: components one after the other */
@@ -115,24 +113,11 @@ typedef struct fw_state {
     char *busy;         /* rank has a deferred piece */
 } fw_state;
 
-static fw_edge *edge_of(const fw_state *st, int s, int v, int u)
-{
-    return s == SL ? &st->e[(size_t)v * st->p + u] : &st->e[(size_t)u * st->p + v];
-}
-
+/* Frees the planner state (the engine too, if it was built). */
 static void state_free(fw_state *st)
 {
     free(st->e);
-    for (int s = 0; s < 2; s++) {
-        free(st->load[s]);
-        free(st->mate[s]);
-        free(st->adj[s]);
-        free(st->deg[s]);
-        free(st->parent[s]);
-        free(st->seen[s]);
-    }
-    free(st->queue);
-    free(st->freed);
+    lm_free(&st->g);
     free(st->links);
     free(st->verts);
     free(st->lk);
@@ -238,44 +223,15 @@ static int orient_odd_packets(const plan_matrix *m, uint64_t S, unsigned char *f
     return rc;
 }
 
-/* Allocates the state and fills the bipartite graph. Returns 0 or -1 (out of memory). */
-static int state_init(fw_state *st, const plan_matrix *m, uint64_t S)
+/* Cuts every message into its two parts (the orientation of Sec. 2.1 decides which one takes
+ * the odd packet) and records them on their bipartite edges (st->e zeroed). Returns 0 or -1
+ * (out of memory). */
+static int cut_messages(fw_state *st, const plan_matrix *m, uint64_t S)
 {
     int p = m->p;
-    size_t pp = (size_t)p * p;
-    memset(st, 0, sizeof *st);
-    st->p = p;
-    st->grain = S % 5 == 0 ? 5 : 1;
-    st->e = calloc(pp, sizeof *st->e);
-    st->queue = malloc((size_t)p * sizeof *st->queue);
-    st->freed = malloc(2 * (size_t)p * sizeof *st->freed);
-    st->links = malloc((size_t)p * sizeof *st->links);
-    st->verts = malloc((size_t)p * sizeof *st->verts);
-    st->lk = malloc((size_t)p * sizeof *st->lk);
-    st->comps = malloc((size_t)p * sizeof *st->comps);
-    st->onpath = calloc((size_t)p, sizeof *st->onpath);
-    st->debts = malloc((size_t)p * sizeof *st->debts);
-    st->busy = calloc((size_t)p, 1);
-    st->extra_cache = malloc(5 * 4096 * sizeof *st->extra_cache);
-    unsigned char *from_origin = calloc(pp, 1);
-    int ok = st->e && st->queue && st->freed && st->links && st->verts && st->lk && st->comps &&
-             st->onpath && st->debts && st->busy && st->extra_cache && from_origin;
-    for (int s = 0; s < 2; s++) {
-        st->load[s] = calloc((size_t)p, sizeof *st->load[s]);
-        st->mate[s] = malloc((size_t)p * sizeof *st->mate[s]);
-        st->adj[s] = malloc(pp * sizeof *st->adj[s]);
-        st->deg[s] = calloc((size_t)p, sizeof *st->deg[s]);
-        st->parent[s] = malloc((size_t)p * sizeof *st->parent[s]);
-        st->seen[s] = calloc((size_t)p, sizeof *st->seen[s]);
-        ok = ok && st->load[s] && st->mate[s] && st->adj[s] && st->deg[s] && st->parent[s] &&
-             st->seen[s];
-    }
-    if (ok)
-        for (int k = 0; k < 5 * 4096; k++)
-            st->extra_cache[k] = -1;
-    if (!ok || orient_odd_packets(m, S, from_origin)) {
+    unsigned char *from_origin = calloc((size_t)p * p, 1);
+    if (!from_origin || orient_odd_packets(m, S, from_origin)) {
         free(from_origin);
-        state_free(st);
         return -1;
     }
     uint64_t G = st->grain;
@@ -287,150 +243,74 @@ static int state_init(fw_state *st, const plan_matrix *m, uint64_t S)
             uint64_t n = ceil_div(bytes, S), a = n / 2 + (n % 2 && from_origin[(size_t)i * p + j]);
             uint64_t first = a >= n ? bytes : a * S;
             fw_part *fwd = &st->e[(size_t)i * p + j].part[0], *back = &st->e[(size_t)j * p + i].part[1];
-            *fwd = (fw_part){0, first, ceil_div(first, G), 0};
-            *back = (fw_part){first, bytes - first, ceil_div(bytes - first, G), 0};
+            *fwd = (fw_part){0, first, ceil_div(first, G)};
+            *back = (fw_part){first, bytes - first, ceil_div(bytes - first, G)};
         }
     free(from_origin);
-    for (int u = 0; u < p; u++) {
-        st->mate[SL][u] = st->mate[SR][u] = -1;
-        for (int v = 0; v < p; v++) {
-            fw_edge *e = &st->e[(size_t)u * p + v];
-            e->left = e->part[0].grains + e->part[1].grains;
-            if (!e->left)
-                continue;
-            st->load[SL][u] += e->left;
-            st->load[SR][v] += e->left;
-            st->adj[SL][(size_t)u * p + st->deg[SL][u]++] = v;
-            st->adj[SR][(size_t)v * p + st->deg[SR][v]++] = u;
-        }
-    }
     return 0;
 }
 
-/* The k-th neighbour of (s, v) whose edge still has grains, dropping emptied edges met on the
- * way; -1 when the list ends first. */
-static int live_neighbour(fw_state *st, int s, int v, int k)
+/* Builds the matching engine over the edges' grains, split after part 0, with first-free-
+ * neighbour matching. Returns 0 or -1 (out of memory). */
+static int build_graph(fw_state *st)
 {
-    int *list = st->adj[s] + (size_t)v * st->p;
-    while (k < st->deg[s][v]) {
-        if (edge_of(st, s, v, list[k])->left)
-            return list[k];
-        list[k] = list[--st->deg[s][v]];
+    size_t pp = (size_t)st->p * st->p;
+    uint64_t *weight = malloc(pp * sizeof *weight), *split = malloc(pp * sizeof *split);
+    int rc = weight && split ? 0 : -1;
+    for (size_t uv = 0; uv < pp && rc == 0; uv++) {
+        split[uv] = st->e[uv].part[0].grains;
+        weight[uv] = split[uv] + st->e[uv].part[1].grains;
     }
-    return -1;
+    if (rc == 0)
+        rc = lm_init(&st->g, st->p, weight, split, LM_LOAD_WEIGHT, LM_FIRST);
+    free(weight);
+    free(split);
+    return rc;
 }
 
-static void match(fw_state *st, int s, int v, int u)
+/* Allocates the state, cuts the messages and builds the bipartite graph. Returns 0 or -1 (out
+ * of memory; st then holds no memory). */
+static int state_init(fw_state *st, const plan_matrix *m, uint64_t S)
 {
-    st->mate[s][v] = u;
-    st->mate[1 - s][u] = v;
-}
-
-/* Matches (s, v), if it is free and loaded, to its first free neighbour. */
-static void match_free(fw_state *st, int s, int v)
-{
-    if (st->mate[s][v] >= 0 || st->load[s][v] == 0)
-        return;
-    for (int k = 0, u; (u = live_neighbour(st, s, v, k)) >= 0; k++)
-        if (st->mate[1 - s][u] < 0) {
-            match(st, s, v, u);
-            return;
-        }
-}
-
-/* Covers the unmatched critical vertex (s, r) (load == top) without uncovering a critical
- * vertex: an alternating path ends at a free vertex of the other side (augmenting) or at a
- * matched non-critical vertex of side s, which is released. Vertices of the other side never
- * lose their partner. Returns 0, or -1 if there is no such path (an internal error). */
-static int cover(fw_state *st, int s, int r, uint64_t top)
-{
-    int o = 1 - s, head = 0, tail = 0;
-    unsigned stamp = ++st->stamp;
-    st->queue[tail++] = r;
-    st->seen[s][r] = stamp;
-    while (head < tail) {
-        int x = st->queue[head++];
-        for (int k = 0, j; (j = live_neighbour(st, s, x, k)) >= 0; k++) {
-            if (st->seen[o][j] == stamp)
-                continue;
-            st->seen[o][j] = stamp;
-            st->parent[o][j] = x;
-            int y = st->mate[o][j];
-            if (y >= 0) {
-                if (st->seen[s][y] == stamp)
-                    continue;
-                st->seen[s][y] = stamp;
-                if (st->load[s][y] == top) {
-                    st->queue[tail++] = y;
-                    continue;
-                }
-                st->mate[s][y] = -1; /* released; j is matched along the path below */
-                st->freed[st->nfreed++] = s * st->p + y;
-            }
-            while (j >= 0) {
-                int xx = st->parent[o][j], prev = st->mate[s][xx];
-                match(st, s, xx, j);
-                j = xx == r ? -1 : prev;
-            }
-            return 0;
-        }
+    int p = m->p;
+    memset(st, 0, sizeof *st);
+    st->p = p;
+    st->grain = S % 5 == 0 ? 5 : 1;
+    st->e = calloc((size_t)p * p, sizeof *st->e);
+    st->links = malloc((size_t)p * sizeof *st->links);
+    st->verts = malloc((size_t)p * sizeof *st->verts);
+    st->lk = malloc((size_t)p * sizeof *st->lk);
+    st->comps = malloc((size_t)p * sizeof *st->comps);
+    st->onpath = calloc((size_t)p, sizeof *st->onpath);
+    st->debts = malloc((size_t)p * sizeof *st->debts);
+    st->busy = calloc((size_t)p, 1);
+    st->extra_cache = malloc(5 * 4096 * sizeof *st->extra_cache);
+    int ok = st->e && st->links && st->verts && st->lk && st->comps && st->onpath && st->debts &&
+             st->busy && st->extra_cache;
+    if (!ok || cut_messages(st, m, S) || build_graph(st)) {
+        state_free(st);
+        return -1;
     }
-    return -1;
+    for (int k = 0; k < 5 * 4096; k++)
+        st->extra_cache[k] = -1;
+    return 0;
 }
 
-/* The current (first non-empty) part of an edge. */
-static fw_part *current_part(fw_edge *e)
+/* Records the link of a matched edge L_u - R_v from the engine's move: its grains, which lie
+ * within the edge's current part, as bytes of that part's message (the last grain of a part
+ * may be short). */
+static void take_link(fw_state *st, const lm_move *mv)
 {
-    return e->part[0].done < e->part[0].grains ? &e->part[0] : &e->part[1];
-}
-
-/* Super-packet size in grains: the smallest current part of a matched edge, and no uncovered
- * loaded vertex may end above the new largest load top - s. */
-static uint64_t super_packet(fw_state *st, uint64_t top)
-{
-    uint64_t s = top;
-    for (int u = 0; u < st->p; u++) {
-        int v = st->mate[SL][u];
-        if (v >= 0) {
-            fw_part *pt = current_part(&st->e[(size_t)u * st->p + v]);
-            if (pt->grains - pt->done < s)
-                s = pt->grains - pt->done;
-        }
-        for (int side = 0; side < 2; side++)
-            if (st->mate[side][u] < 0 && st->load[side][u] > 0 && top - st->load[side][u] < s)
-                s = top - st->load[side][u];
-    }
-    return s;
-}
-
-/* Records the links of the matched edges (s grains each) and takes them out of the graph;
- * endpoints of emptied edges go to st->freed. */
-static void take_links(fw_state *st, uint64_t s)
-{
-    uint64_t G = st->grain;
-    for (int u = 0; u < st->p; u++) {
-        int v = st->mate[SL][u];
-        if (v < 0)
-            continue;
-        fw_edge *e = &st->e[(size_t)u * st->p + v];
-        fw_part *pt = current_part(e);
-        int fwd = pt == &e->part[0];
-        fw_link *l = &st->links[u];
-        l->src = fwd ? u : v;
-        l->dst = fwd ? v : u;
-        l->lo = pt->start + pt->done * G;
-        /* the last grain of a part may be short */
-        l->hi = pt->done + s == pt->grains ? pt->start + pt->bytes : l->lo + s * G;
-        pt->done += s;
-        e->left -= s;
-        st->load[SL][u] -= s;
-        st->load[SR][v] -= s;
-        if (e->left == 0) {
-            st->mate[SL][u] = st->mate[SR][v] = -1;
-            st->freed[st->nfreed++] = SL * st->p + u;
-            st->freed[st->nfreed++] = SR * st->p + v;
-        }
-    }
+    int u = mv->i, v = mv->j;
+    const fw_edge *e = &st->e[(size_t)u * st->p + v];
+    int fwd = mv->from < e->part[0].grains;
+    const fw_part *pt = &e->part[fwd ? 0 : 1];
+    uint64_t done = fwd ? mv->from : mv->from - e->part[0].grains, s = mv->amount;
+    fw_link *l = &st->links[u];
+    l->src = fwd ? u : v;
+    l->dst = fwd ? v : u;
+    l->lo = pt->start + done * st->grain;
+    l->hi = done + s == pt->grains ? pt->start + pt->bytes : l->lo + s * st->grain;
 }
 
 /* ---- scheduling one 2-relation ---- */
@@ -609,14 +489,14 @@ static void build_components(fw_state *st)
     memset(st->onpath, 0, (size_t)p * sizeof *st->onpath);
     for (int pass = 0; pass < 2; pass++)
         for (int x = 0; x < p; x++) {
-            if (st->onpath[x] || (pass == 0 && st->mate[SR][x] >= 0))
+            if (st->onpath[x] || (pass == 0 && lm_mate(&st->g, LM_RECV, x) >= 0))
                 continue; /* pass 0: starts of paths and idle ranks; pass 1: cycles */
             fw_comp *c = &st->comps[st->ncomps++];
             *c = (fw_comp){.start = nv, .n = 0, .kind = pass ? K_CYCLE : K_PATH};
-            for (int y = x; y >= 0 && !st->onpath[y]; y = st->mate[SL][y]) {
+            for (int y = x; y >= 0 && !st->onpath[y]; y = lm_mate(&st->g, LM_SEND, y)) {
                 st->onpath[y] = 1;
                 st->verts[nv] = y;
-                st->lk[nv++] = st->mate[SL][y] >= 0 ? y : -1;
+                st->lk[nv++] = lm_mate(&st->g, LM_SEND, y) >= 0 ? y : -1;
                 c->n++;
             }
             if (c->n == 1 && pass == 0)
@@ -836,17 +716,51 @@ static int schedule(fw_state *st, plan *pl, uint64_t s, plan_error *err)
     return rc;
 }
 
-/* The largest remaining load of any vertex. */
-static uint64_t max_load(const fw_state *st)
+/* One iteration: covers the vertices of the largest load top, takes a super-packet over every
+ * matched edge (smaller when an edge would be deferred) and emits its steps. Returns 0 or -1
+ * with err set. */
+static int iterate(fw_state *st, plan *pl, uint64_t top, plan_error *err)
 {
-    uint64_t top = 0;
-    for (int s = 0; s < 2; s++)
-        for (int v = 0; v < st->p; v++)
-            top = st->load[s][v] > top ? st->load[s][v] : top;
-    return top;
+    int stuck;
+    if (lm_cover_max(&st->g, top, &stuck))
+        return plan_error_set(err, 0, "internal error: no matching covers rank %d", stuck);
+    uint64_t s = lm_step_limit(&st->g, top);
+    build_components(st);
+    if (s > st->defer_cap && needs_deferral(st))
+        s = st->defer_cap;
+    size_t n;
+    const lm_move *mv = lm_consume(&st->g, s, &n);
+    for (size_t k = 0; k < n; k++)
+        take_link(st, &mv[k]);
+    return schedule(st, pl, s, err);
 }
 
-int plan_forward(const plan_matrix *m, uint64_t packet_bytes, plan *pl, plan_error *err)
+/* Returns 0 if pl holds at most max_segments segments (0: no limit), else -1 with err set. */
+static int check_size(const plan *pl, size_t max_segments, plan_error *err)
+{
+    if (max_segments && pl->nsegments > max_segments)
+        return plan_error_set(err, 0, "the plan would exceed %zu segments", max_segments);
+    return 0;
+}
+
+/* Emits every iteration and the last flush of deferred pieces into pl, failing once pl holds
+ * more than max_segments segments (0: no limit). Returns 0 or -1 with err set. */
+static int emit_iterations(fw_state *st, plan *pl, size_t max_segments, plan_error *err)
+{
+    /* a deferred piece may end up in the last flush alone: keep each at most 1/(2p) of the
+     * largest load (this splits at most 2p more iterations) */
+    st->defer_cap = lm_max_load(&st->g) / (2 * (uint64_t)st->p);
+    st->defer_cap = st->defer_cap ? st->defer_cap : 1;
+    for (uint64_t top = lm_max_load(&st->g); top > 0; top = lm_max_load(&st->g))
+        if (iterate(st, pl, top, err) || check_size(pl, max_segments, err))
+            return -1;
+    if (flush_debts(st, pl, 0, err))
+        return -1;
+    return check_size(pl, max_segments, err);
+}
+
+int plan_forward_capped(const plan_matrix *m, uint64_t packet_bytes, size_t max_segments,
+                        plan *pl, plan_error *err)
 {
     if (packet_bytes == 0)
         return plan_error_set(err, 0, "forward: the packet must be at least one byte");
@@ -858,38 +772,14 @@ int plan_forward(const plan_matrix *m, uint64_t packet_bytes, plan *pl, plan_err
         return -1;
     }
     pl->packet_bytes = packet_bytes;
-    for (int v = 0; v < st.p; v++)
-        match_free(&st, SL, v);
-    /* a deferred piece may end up in the last flush alone: keep each at most 1/(2p) of the
-     * largest load (this splits at most 2p more iterations) */
-    st.defer_cap = max_load(&st) / (2 * (uint64_t)st.p);
-    st.defer_cap = st.defer_cap ? st.defer_cap : 1;
-    int rc = 0;
-    for (uint64_t top = max_load(&st); top > 0 && rc == 0; top = max_load(&st)) {
-        for (int s = 0; s < 2 && rc == 0; s++)
-            for (int v = 0; v < st.p && rc == 0; v++)
-                if (st.load[s][v] == top && st.mate[s][v] < 0 && cover(&st, s, v, top))
-                    rc = plan_error_set(err, 0, "internal error: no matching covers rank %d", v);
-        if (rc)
-            break;
-        /* vertices released while covering are matched again if they can be */
-        for (int k = 0; k < st.nfreed; k++)
-            match_free(&st, st.freed[k] / st.p, st.freed[k] % st.p);
-        st.nfreed = 0;
-        uint64_t s = super_packet(&st, top);
-        build_components(&st);
-        if (s > st.defer_cap && needs_deferral(&st))
-            s = st.defer_cap;
-        take_links(&st, s);
-        rc = schedule(&st, pl, s, err);
-        for (int k = 0; k < st.nfreed; k++)
-            match_free(&st, st.freed[k] / st.p, st.freed[k] % st.p);
-        st.nfreed = 0;
-    }
-    if (rc == 0)
-        rc = flush_debts(&st, pl, 0, err);
+    int rc = emit_iterations(&st, pl, max_segments, err);
     state_free(&st);
     if (rc)
         plan_free(pl);
     return rc;
+}
+
+int plan_forward(const plan_matrix *m, uint64_t packet_bytes, plan *pl, plan_error *err)
+{
+    return plan_forward_capped(m, packet_bytes, 0, pl, err);
 }

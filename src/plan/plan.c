@@ -40,8 +40,8 @@ int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan
     case PLAN_ALGO_TRANSPOSE:
         return plan_transpose(m, o->grain_bytes ? o->grain_bytes : 1, pl, err);
     case PLAN_ALGO_FORWARD:
-        return plan_forward(m, o->packet_bytes ? o->packet_bytes : PLAN_DEFAULT_PACKET_BYTES, pl,
-                            err);
+        return plan_forward_capped(m, o->packet_bytes ? o->packet_bytes : PLAN_DEFAULT_PACKET_BYTES,
+                                   o->max_segments, pl, err);
     default: return plan_error_set(err, 0, "%s is not a schedule family", plan_algo_name(algo));
     }
 }

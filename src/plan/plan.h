@@ -220,6 +220,12 @@ uint64_t plan_transpose_share(uint64_t grains, int p, int i, int j, int k);
  * (packet_bytes 0, out of memory; pl then holds no memory). */
 int plan_forward(const plan_matrix *m, uint64_t packet_bytes, plan *pl, plan_error *err);
 
+/* plan_forward with a limit on the plan's size: max_segments 0 means none; otherwise planning
+ * fails (the same way on every rank: the check depends on m and the arguments only) once the
+ * plan would hold more segments than that. */
+int plan_forward_capped(const plan_matrix *m, uint64_t packet_bytes, size_t max_segments,
+                        plan *pl, plan_error *err);
+
 /* Checks pl against m independently of any planner: ranks in range, no self-transfer, the step
  * constraint of pl->duplex, each transfer's byte total, a forwarded segment held by its sender
  * before it is sent, and every byte of every off-diagonal message delivered to its target

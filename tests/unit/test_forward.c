@@ -4,9 +4,9 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "plan/plan.h"
+#include "plan_testlib.h"
 #include "random_matrix.h"
 
 /* Packets of message i -> j (0 on the diagonal). */
@@ -31,11 +31,8 @@ static uint64_t h_of(const plan_matrix *m, uint64_t S)
 /* Plans m with packet size S and checks the plan with the verifier. */
 static plan forward_checked(const plan_matrix *m, uint64_t S)
 {
-    plan pl;
-    plan_error err = {0};
-    ck_assert_msg(plan_forward(m, S, &pl, &err) == 0, "plan_forward: %s", err.text);
-    ck_assert_msg(plan_verify(m, &pl, &err) == 0, "p=%d S=%llu verify: %s", m->p,
-                  (unsigned long long)S, err.text);
+    plan_options o = {.packet_bytes = S};
+    plan pl = tl_build_checked(PLAN_ALGO_FORWARD, m, &o);
     ck_assert_int_eq(pl.duplex, PLAN_DUPLEX_HALF);
     ck_assert_int_eq(pl.algo, PLAN_ALGO_FORWARD);
     ck_assert_uint_eq(pl.packet_bytes, S);
@@ -193,29 +190,14 @@ START_TEST(forward_lower_bound_instance)
 }
 END_TEST
 
-/* A rank count for property tests, mostly small, sometimes up to 64. */
-static int draw_p(uint64_t *st)
-{
-    uint64_t r = rm_below(st, 100);
-    if (r < 70)
-        return 1 + (int)rm_below(st, 16);
-    if (r < 92)
-        return 17 + (int)rm_below(st, 24);
-    return 41 + (int)rm_below(st, 24);
-}
+/* Percentage of property tests with 41-64 ranks (tl_draw_p). */
+enum { LARGE_P_PERCENT = 8 };
 
 /* Packet sizes: multiples of 5 (exact fifths), and others, 1 byte included. */
 static uint64_t draw_packet(uint64_t *st)
 {
     static const uint64_t sizes[] = {5, 10, 40, 1000, 65535, 1, 2, 3, 7, 64, 4095, 4096};
     return sizes[rm_below(st, sizeof sizes / sizeof *sizes)];
-}
-
-/* Message bounds: tiny (many ties and partial packets), moderate, large. */
-static uint64_t draw_max(uint64_t *st)
-{
-    static const uint64_t caps[] = {2, 3, 11, 1000, 1u << 20, (uint64_t)1 << 40};
-    return caps[rm_below(st, sizeof caps / sizeof *caps)];
 }
 
 /* Theorem 1 on 10,000 random matrices of every shape: every plan valid, and its time in packets at
@@ -229,12 +211,12 @@ START_TEST(forward_bounds_random)
     int bad = 0;
     char msg[400] = "";
     for (int n = 0; n < 10000 && !bad; n++) {
-        int p = draw_p(&st);
+        int p = tl_draw_p(&st, LARGE_P_PERCENT);
         rm_shape shape = (rm_shape)(n % RM_SHAPES);
         /* dense shapes at large P make big plans: keep them to a few */
         if ((shape == RM_DENSE || shape == RM_HEAVY_TAILED || shape == RM_UNIFORM) && p > 24 && n % 11)
             p = 12 + n % 13;
-        uint64_t S = draw_packet(&st), max = draw_max(&st);
+        uint64_t S = draw_packet(&st), max = tl_draw_max(&st);
         plan_matrix m;
         ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
         random_matrix(&m, shape, max, &st);
@@ -295,27 +277,42 @@ START_TEST(forward_cycles)
 }
 END_TEST
 
+/* Forward options with a packet size from draw_packet. */
+static plan_options draw_forward_options(uint64_t *st)
+{
+    return (plan_options){.packet_bytes = draw_packet(st)};
+}
+
 START_TEST(forward_deterministic)
 {
-    uint64_t st = 0x5eedf0a2;
-    for (int n = 0; n < 150; n++) {
-        int p = draw_p(&st);
+    tl_check_deterministic(PLAN_ALGO_FORWARD, 0x5eedf0a2, 150, LARGE_P_PERCENT, 30,
+                           draw_forward_options);
+}
+END_TEST
+
+/* The plan-size limit (plan_build's max_segments, plan_forward_capped): one segment below the
+ * unlimited plan's size, planning fails the same way every time; at that size it gives the
+ * same plan; 0 means no limit. Odd and even P, packets with exact and rounded fifths. */
+START_TEST(forward_segment_limit)
+{
+    uint64_t st = 0x5eedf0a3;
+    for (int n = 0; n < 40; n++) {
         plan_matrix m;
-        ck_assert_int_eq(plan_matrix_init(&m, p > 30 ? 30 : p, NULL), 0);
-        random_matrix(&m, (rm_shape)(n % RM_SHAPES), draw_max(&st), &st);
-        uint64_t S = draw_packet(&st);
-        plan a = forward_checked(&m, S), b = forward_checked(&m, S);
-        ck_assert_uint_eq(a.nsteps, b.nsteps);
-        ck_assert_uint_eq(a.ntransfers, b.ntransfers);
-        ck_assert_uint_eq(a.nsegments, b.nsegments);
-        ck_assert_int_eq(memcmp(a.step_begin, b.step_begin, (a.nsteps + 1) * sizeof *a.step_begin), 0);
-        ck_assert_int_eq(memcmp(a.segments, b.segments, a.nsegments * sizeof *a.segments), 0);
-        int same = 1;
-        for (size_t t = 0; t < a.ntransfers; t++)
-            same &= a.transfers[t].src == b.transfers[t].src && a.transfers[t].dst == b.transfers[t].dst;
-        ck_assert(same);
-        plan_free(&a);
-        plan_free(&b);
+        ck_assert_int_eq(plan_matrix_init(&m, 2 + n % 11, NULL), 0);
+        random_matrix(&m, n % 2 ? RM_DENSE : RM_HEAVY_TAILED, tl_draw_max(&st), &st);
+        if (plan_matrix_messages(&m) < 2) {
+            plan_matrix_free(&m);
+            continue;
+        }
+        plan_options o = {.packet_bytes = draw_packet(&st)};
+        tl_check_segment_limit(PLAN_ALGO_FORWARD, &m, &o);
+        plan full = forward_checked(&m, o.packet_bytes), pl;
+        plan_error err = {0};
+        ck_assert_int_eq(plan_forward_capped(&m, o.packet_bytes, full.nsegments - 1, &pl, &err), -1);
+        ck_assert_int_eq(plan_forward_capped(&m, o.packet_bytes, 0, &pl, &err), 0);
+        ck_assert(tl_plans_equal(&full, &pl));
+        plan_free(&pl);
+        plan_free(&full);
         plan_matrix_free(&m);
     }
 }
@@ -331,12 +328,6 @@ int main(void)
     tcase_add_test(props, forward_bounds_random);
     tcase_add_test(props, forward_cycles);
     tcase_add_test(props, forward_deterministic);
-    tcase_set_timeout(props, 600);
-    suite_add_tcase(s, basic);
-    suite_add_tcase(s, props);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    tcase_add_test(props, forward_segment_limit);
+    return tl_run(s, basic, props);
 }

@@ -8,6 +8,7 @@
 #include "plan/local.h"
 #include "plan/plan.h"
 #include "plan/walker_otto.h"
+#include "plan_testlib.h"
 #include "random_matrix.h"
 #include "walker_otto_figures.h"
 
@@ -20,15 +21,12 @@ static plan_matrix literal(int p, const uint64_t *v)
     return m;
 }
 
-/* Plans m exactly, checks it with the verifier and returns it. */
+/* Plans m with the direct planner and minimum step min_step (0: exact), checks it with the
+ * verifier and returns it. */
 static plan plan_checked(const plan_matrix *m, uint64_t min_step)
 {
-    plan pl;
-    plan_error err = {0};
-    plan_direct_opts o = {.min_step_bytes = min_step};
-    ck_assert_msg(plan_direct(m, &o, &pl, &err) == 0, "plan_direct: %s", err.text);
-    ck_assert_msg(plan_verify(m, &pl, &err) == 0, "verify: %s", err.text);
-    return pl;
+    plan_options o = {.min_step_bytes = min_step};
+    return tl_build_checked(PLAN_ALGO_DIRECT, m, &o);
 }
 
 START_TEST(matrix_figures)
@@ -83,23 +81,8 @@ START_TEST(direct_single_rank_and_zero)
 }
 END_TEST
 
-/* A rank count for property tests, mostly small, sometimes up to 64. */
-static int draw_p(uint64_t *st)
-{
-    uint64_t r = rm_below(st, 100);
-    if (r < 70)
-        return 1 + (int)rm_below(st, 16);
-    if (r < 95)
-        return 17 + (int)rm_below(st, 24);
-    return 41 + (int)rm_below(st, 24);
-}
-
-/* An entry bound: tiny (many ties), moderate, or large 64-bit values. */
-static uint64_t draw_max(uint64_t *st)
-{
-    static const uint64_t caps[] = {2, 3, 11, 1000, 1u << 20, (uint64_t)1 << 40};
-    return caps[rm_below(st, sizeof caps / sizeof *caps)];
-}
+/* Percentage of property tests with 41-64 ranks (tl_draw_p). */
+enum { LARGE_P_PERCENT = 5 };
 
 /* The first step whose transfers do not all move the same number of bytes, or -1. (Check's
  * assertions are costly: tight loops test first and assert once.) */
@@ -119,14 +102,14 @@ START_TEST(direct_properties_random)
 {
     uint64_t st = 0x5eed0001;
     for (int n = 0; n < 10000; n++) {
-        int p = draw_p(&st);
+        int p = tl_draw_p(&st, LARGE_P_PERCENT);
         rm_shape shape = (rm_shape)(n % RM_SHAPES);
         /* dense shapes at large P make big plans: keep them to a few */
         if ((shape == RM_DENSE || shape == RM_HEAVY_TAILED) && p > 40 && n % 7)
             p = 24;
         plan_matrix m;
         ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
-        uint64_t max = draw_max(&st);
+        uint64_t max = tl_draw_max(&st);
         random_matrix(&m, shape, max, &st);
         plan pl = plan_checked(&m, 0);
         uint64_t lb = plan_matrix_lower_bound(&m, PLAN_DUPLEX_FULL);
@@ -170,10 +153,10 @@ START_TEST(direct_min_step_random)
 {
     uint64_t st = 0x5eed0002;
     for (int n = 0; n < 3000; n++) {
-        int p = draw_p(&st);
+        int p = tl_draw_p(&st, LARGE_P_PERCENT);
         plan_matrix m;
         ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
-        uint64_t max = draw_max(&st);
+        uint64_t max = tl_draw_max(&st);
         random_matrix(&m, (rm_shape)(n % RM_SHAPES), max, &st);
         uint64_t min_step = 1 + rm_below(&st, max);
         plan pl = plan_checked(&m, min_step);
@@ -193,26 +176,7 @@ END_TEST
 
 START_TEST(direct_deterministic)
 {
-    uint64_t st = 0x5eed0003;
-    for (int n = 0; n < 200; n++) {
-        int p = draw_p(&st);
-        plan_matrix m;
-        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
-        random_matrix(&m, (rm_shape)(n % RM_SHAPES), draw_max(&st), &st);
-        plan a = plan_checked(&m, 0), b = plan_checked(&m, 0);
-        ck_assert_uint_eq(a.nsteps, b.nsteps);
-        ck_assert_uint_eq(a.ntransfers, b.ntransfers);
-        ck_assert_uint_eq(a.nsegments, b.nsegments);
-        ck_assert_int_eq(memcmp(a.step_begin, b.step_begin, (a.nsteps + 1) * sizeof *a.step_begin), 0);
-        ck_assert_int_eq(memcmp(a.segments, b.segments, a.nsegments * sizeof *a.segments), 0);
-        for (size_t t = 0; t < a.ntransfers; t++) {
-            ck_assert_int_eq(a.transfers[t].src, b.transfers[t].src);
-            ck_assert_int_eq(a.transfers[t].dst, b.transfers[t].dst);
-        }
-        plan_free(&a);
-        plan_free(&b);
-        plan_matrix_free(&m);
-    }
+    tl_check_deterministic(PLAN_ALGO_DIRECT, 0x5eed0003, 200, LARGE_P_PERCENT, 64, NULL);
 }
 END_TEST
 
@@ -432,10 +396,10 @@ START_TEST(stepwise_and_greedy_random)
 {
     uint64_t st = 0x5eed0006;
     for (int n = 0; n < 3000; n++) {
-        int p = draw_p(&st);
+        int p = tl_draw_p(&st, LARGE_P_PERCENT);
         plan_matrix m;
         ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
-        random_matrix(&m, (rm_shape)(n % RM_SHAPES), draw_max(&st), &st);
+        random_matrix(&m, (rm_shape)(n % RM_SHAPES), tl_draw_max(&st), &st);
         plan sw, gr;
         plan_error err = {0};
         ck_assert_msg(plan_stepwise(&m, &sw, &err) == 0, "stepwise: %s", err.text);
@@ -621,7 +585,7 @@ START_TEST(transpose_random)
     uint64_t st = 0x5eed0009;
     static const uint64_t grains[] = {1, 3, 64, 4096};
     for (int n = 0; n < 1500; n++) {
-        int p = draw_p(&st);
+        int p = tl_draw_p(&st, LARGE_P_PERCENT);
         uint64_t g = grains[n % 4];
         plan_matrix m;
         ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
@@ -712,16 +676,8 @@ START_TEST(build_options)
     o.min_step_bytes = 0;
     ck_assert_int_eq(plan_build(PLAN_ALGO_DIRECT, &m, &o, &pl, &err), 0);
     ck_assert_uint_lt(merged, pl.nsegments); /* the automatic step makes a smaller plan */
-    size_t exact = pl.nsegments;
     plan_free(&pl);
-    o.max_segments = exact - 1; /* one segment short: fails, every time */
-    for (int k = 0; k < 2; k++) {
-        ck_assert_int_eq(plan_build(PLAN_ALGO_DIRECT, &m, &o, &pl, &err), -1);
-        ck_assert_ptr_nonnull(strstr(err.text, "exceed"));
-    }
-    o.max_segments = exact;
-    ck_assert_int_eq(plan_build(PLAN_ALGO_DIRECT, &m, &o, &pl, &err), 0);
-    plan_free(&pl);
+    tl_check_segment_limit(PLAN_ALGO_DIRECT, &m, &o);
     for (int a = PLAN_ALGO_NATIVE + 1; a < PLAN_ALGO_COUNT; a++) {
         if (a == PLAN_ALGO_WALKER_OTTO)
             continue;
@@ -773,12 +729,5 @@ int main(void)
     tcase_add_test(props, direct_deterministic);
     tcase_add_test(props, stepwise_and_greedy_random);
     tcase_add_test(props, verifier_rejects_mutations);
-    tcase_set_timeout(props, 600);
-    suite_add_tcase(s, basic);
-    suite_add_tcase(s, props);
-    SRunner *r = srunner_create(s);
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return tl_run(s, basic, props);
 }

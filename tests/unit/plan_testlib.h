@@ -1,0 +1,41 @@
+/* Helpers shared by the Check unit tests of plan/: random test parameters, planning checked by
+ * the verifier, plan comparison and the plan-size limit. MPI-free. */
+#ifndef HRELAY_TESTS_PLAN_TESTLIB_H
+#define HRELAY_TESTS_PLAN_TESTLIB_H
+
+#include <check.h>
+#include <stdint.h>
+
+#include "plan/plan.h"
+
+/* A rank count for property tests: 1-16 for 70% of draws, 41-64 for large_percent% of them
+ * (at most 30), 17-40 otherwise. */
+int tl_draw_p(uint64_t *st, int large_percent);
+
+/* An entry bound: tiny (many ties and partial packets), moderate, or large 64-bit values. */
+uint64_t tl_draw_max(uint64_t *st);
+
+/* Plans m with family algo and options o through plan_build, asserts that planning succeeds
+ * and that the verifier accepts the plan, and returns it. */
+plan tl_build_checked(plan_algo algo, const plan_matrix *m, const plan_options *o);
+
+/* Whether a and b are the same plan: the same steps, transfers (all fields) and segments. */
+int tl_plans_equal(const plan *a, const plan *b);
+
+/* Determinism of family algo: n random matrices (seeded with seed; every shape in turn; ranks
+ * from tl_draw_p(large_percent), at most max_p; entries below tl_draw_max) are each planned
+ * twice, with the options draw_options draws after the matrix (NULL: defaults), and both plans
+ * must be the same and valid. */
+void tl_check_deterministic(plan_algo algo, uint64_t seed, int n, int large_percent, int max_p,
+                            plan_options (*draw_options)(uint64_t *st));
+
+/* The plan-size limit of plan_build for family algo on m with options o (max_segments unset):
+ * one segment below the size of the unlimited plan, planning fails, twice in a row with the
+ * same error; at exactly that size it gives the unlimited plan. */
+void tl_check_segment_limit(plan_algo algo, const plan_matrix *m, const plan_options *o);
+
+/* Runs suite s with its test cases basic and props (property tests, allowed 600 s each),
+ * printing Check's report. Returns the exit status: EXIT_SUCCESS if every test passed. */
+int tl_run(Suite *s, TCase *basic, TCase *props);
+
+#endif
