@@ -1,16 +1,21 @@
 # tests/mpi: MPI integration tests. Each tests/mpi/*.sh launches $(MPIEXEC) itself (see
 # tests/mpi/common.sh): libhrelay.so is preloaded for the ranks only (-genv), UCX_TLS=self,sm,
 # and every launch runs under a timeout so that a hang fails instead of blocking make check.
-#   exec.sh     exec/ alone with random element-cutting plans (test_exec), P = 1..8
+#   exec.sh     exec/ alone with random element-cutting plans, forwarding ones included
+#               (test_exec), P = 1..8
 #   compare.sh  the shim against PMPI, byte for byte, guard bytes, report check, P = 1..8
+#   families.sh the same for every other schedule family, element-cutting grains and packets
 #   fortran.sh  MPI_ALLTOALLV / MPI_ALLTOALL from Fortran are rescheduled and right
 #   report.sh   environment variables and what the report counts
-TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/fortran.sh tests/mpi/report.sh
-EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/fortran.sh tests/mpi/report.sh \
+TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
+	tests/mpi/report.sh
+EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
+	tests/mpi/report.sh \
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
 check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/bench_window
-tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/testlib.c tests/mpi/testlib.h
+tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/plans.c tests/mpi/plans.h \
+	tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_test_exec_LDADD = libhrelay_exec.la libhrelay_plan.la
 tests_mpi_compare_SOURCES = tests/mpi/compare.c tests/mpi/testlib.c tests/mpi/testlib.h
 

@@ -1,11 +1,12 @@
 #!/bin/bash
 # The environment and the report: the report counts what actually ran (HRELAY_ALGO=native ->
-# "native" only, stepwise/greedy -> their names, walker-otto where it applies and native
-# elsewhere); a family needing forwarding is refused with a warning; HRELAY_DISABLE=1 is a pure pass-through (no
-# report, no dump); invalid values give one warning each, on rank 0 only, and the defaults; the
-# settings in effect appear in the report's config; rank 0's environment wins when the ranks'
-# environments differ; HRELAY_DUMP writes each distinct plan once; HRELAY_VERBOSE prints on
-# rank 0. compare checks the report itself (--expect).
+# "native" only; the other families: tests/mpi/families.sh); a plan needing more staging than
+# HRELAY_MAX_STAGING on some rank falls back to direct on every rank, the results stay right
+# and the report and the verbose lines name direct; HRELAY_DISABLE=1 is a pure pass-through
+# (no report, no dump); invalid values give one warning each, on rank 0 only, and the
+# defaults; the settings in effect appear in the report's config; rank 0's environment wins
+# when the ranks' environments differ; HRELAY_DUMP writes each distinct plan once;
+# HRELAY_VERBOSE prints on rank 0. compare checks the report itself (--expect).
 . "${srcdir:-.}/tests/mpi/common.sh"
 cmp_args=(--seed "$HRELAY_TEST_SEED" --cases 8)
 r=$HR_TMP/report.json
@@ -15,29 +16,28 @@ hr_run 3 HRELAY_ALGO=native HRELAY_REPORT="$r" -- \
     ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect native || hr_fail "native"
 grep -q '"algo": "native"' "$r" || hr_fail "config of the native run: $(cat "$r")"
 
-# the other plan families the shim can run
-for algo in stepwise greedy; do
-    hr_run 4 HRELAY_ALGO=$algo HRELAY_REPORT="$r" -- \
-        ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect $algo || hr_fail "$algo"
-done
+# staging over the limit: every call whose transpose plan makes some rank hold data (here all
+# but the few without forwarding) runs direct instead, announced on rank 0 and counted as
+# direct; each announcement is followed by the call's line naming direct
+hr_run 4 HRELAY_ALGO=transpose HRELAY_GRAIN=3 HRELAY_MAX_STAGING=0 HRELAY_VERBOSE=2 \
+    HRELAY_REPORT="$r" -- ./tests/mpi/compare --seed "$HRELAY_TEST_SEED" --cases 16 \
+    --report "$r" --expect direct,transpose 2>"$HR_TMP/err" || hr_fail "staging limit 0"
+grep -q '"max_staging_bytes": 0}' "$r" || hr_fail "config: $(cat "$r")"
+fallbacks=$(grep -c 'over HRELAY_MAX_STAGING=0; direct instead$' "$HR_TMP/err")
+[ "$fallbacks" -ge 1 ] || hr_fail "no fallback announced: $(cat "$HR_TMP/err")"
+awk '/direct instead$/ { want = 1; next }
+     want && !/ on [0-9]+ ranks: direct, / { bad = 1 }
+     { want = 0 }
+     / ranks: transpose, .* [1-9][0-9]* staging bytes on this rank/ { bad = 1 }
+     END { exit bad }' "$HR_TMP/err" || hr_fail "a call over the limit did not run direct: $(cat "$HR_TMP/err")"
 
-# walker-otto covers cyclic redistributions only (here: the uniform MPI_Alltoall cases); every
-# other call runs natively, and the report says so: walker-otto + native == calls
-out=$(hr_run 4 HRELAY_ALGO=walker-otto HRELAY_REPORT="$r" -- \
-    ./tests/mpi/compare "${cmp_args[@]}") || hr_fail "walker-otto"
-echo "$out"
-calls=$(echo "$out" | sed -n 's/.*, \([0-9]*\) intercepted calls,.*/\1/p')
-wo=$(grep -o '"walker-otto": [0-9]*' "$r" | grep -o '[0-9]*$')
-nat=$(grep -o '"native": [0-9]*' "$r" | grep -o '[0-9]*$')
-[ -n "$calls" ] && [ "${wo:-0}" -ge 1 ] && [ $((${wo:-0} + ${nat:-0})) = "$calls" ] ||
-    hr_fail "walker-otto: $calls calls, report: $(hr_algorithms "$r")"
-
-# a family hrelay cannot execute yet (forwarding): a warning, and direct instead
-hr_run 2 HRELAY_ALGO=transpose HRELAY_REPORT="$r" -- \
-    ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect direct 2>"$HR_TMP/err" ||
-    hr_fail "transpose"
-grep -q '^hrelay: warning: HRELAY_ALGO=transpose needs forwarding' "$HR_TMP/err" ||
-    hr_fail "no warning for transpose: $(cat "$HR_TMP/err")"
+# a limit some plans fit under (forward holds 1..10 bytes here): both families run, results
+# right
+hr_run 5 HRELAY_ALGO=forward HRELAY_PACKET=64 HRELAY_MAX_STAGING=4 HRELAY_REPORT="$r" -- \
+    ./tests/mpi/compare --seed "$HRELAY_TEST_SEED" --cases 16 --report "$r" \
+    --expect forward,direct || hr_fail "staging limit 4"
+grep -q '"packet_bytes": 64, "max_staging_bytes": 4}' "$r" || hr_fail "config: $(cat "$r")"
+grep -q '"direct": [1-9]' "$r" || hr_fail "no call over the limit of 4 bytes: $(cat "$r")"
 
 # disabled: results right, no report, no dump directory
 hr_run 3 HRELAY_DISABLE=1 HRELAY_REPORT="$HR_TMP/none.json" HRELAY_DUMP="$HR_TMP/nodump" -- \
@@ -46,17 +46,20 @@ hr_run 3 HRELAY_DISABLE=1 HRELAY_REPORT="$HR_TMP/none.json" HRELAY_DUMP="$HR_TMP
 [ ! -e "$HR_TMP/nodump" ] || hr_fail "HRELAY_DISABLE=1 created the dump directory"
 
 # invalid values: one warning per variable from rank 0, defaults in effect
-hr_run 3 HRELAY_ALGO=bogus HRELAY_VERBOSE=7 HRELAY_MIN_STEP=12Q HRELAY_WINDOW=0 \
-    HRELAY_DISABLE=maybe HRELAY_REPORT="$r" -- \
+bad=(HRELAY_ALGO=bogus HRELAY_VERBOSE=7 HRELAY_MIN_STEP=12Q HRELAY_WINDOW=0
+    HRELAY_DISABLE=maybe HRELAY_GRAIN=0 HRELAY_PACKET=1X HRELAY_MAX_STAGING=-1)
+hr_run 3 "${bad[@]}" HRELAY_REPORT="$r" -- \
     ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect direct 2>"$HR_TMP/err" ||
     hr_fail "invalid values"
 cat "$HR_TMP/err"
-[ "$(grep -c '^hrelay: warning:' "$HR_TMP/err")" = 5 ] || hr_fail "expected 5 warnings"
-for v in HRELAY_ALGO=bogus HRELAY_VERBOSE=7 HRELAY_MIN_STEP=12Q HRELAY_WINDOW=0 \
-    HRELAY_DISABLE=maybe; do
+[ "$(grep -c '^hrelay: warning:' "$HR_TMP/err")" = ${#bad[@]} ] ||
+    hr_fail "expected ${#bad[@]} warnings"
+for v in "${bad[@]}"; do
     grep -q "^hrelay: warning: $v " "$HR_TMP/err" || hr_fail "no warning for $v"
 done
 grep -q '"config": {"algo": "direct", "min_step_bytes": 0, "window": 32, "verbose": 0,' "$r" ||
+    hr_fail "defaults not in effect: $(cat "$r")"
+grep -q '"grain_bytes": null, "packet_bytes": 65536, "max_staging_bytes": 268435456}' "$r" ||
     hr_fail "defaults not in effect: $(cat "$r")"
 
 # valid settings appear in the config (K suffix, window 1) and the results stay right

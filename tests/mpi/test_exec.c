@@ -1,8 +1,16 @@
-/* exec/ without the shim: random plans whose pieces cut messages at arbitrary byte offsets
- * (through elements of every datatype pair), with several segments per transfer and random
- * step interleavings, run by exec_run with windows 1, 2, 3 and 8, and compared with
- * PMPI_Alltoallv byte for byte, guard bytes included. Also MPI_IN_PLACE staging (exec_stage)
- * and the errors exec_run reports before any communication.
+/* exec/ without the shim: plans whose pieces cut messages at arbitrary byte offsets (through
+ * elements of every datatype pair), run by exec with windows 1, 2, 3 and 8 and compared with
+ * PMPI_Alltoallv byte for byte, guard bytes included. Plan kinds, in turn:
+ *   direct     random pieces, 1..2 per transfer, no forwarding;
+ *   transpose  plan_transpose with a random grain of 1..4096 bytes (element-cutting ones
+ *              mostly): round-1 transfers carry several messages' shares, round 2 forwards;
+ *   forward    random routes through intermediates, full duplex: pieces of one message reach
+ *              their target from different ranks in non-increasing offset order, transfers
+ *              mix own and forwarded segments of several origins in random order;
+ *   half       the same with half-duplex steps (a rank only sends or only receives);
+ *   family     plan_forward (the forwarding family) with a random small packet size.
+ * Every case also checks exec_view_staging against a replay of the plan. Also MPI_IN_PLACE
+ * staging (exec_stage) and the errors exec reports before any communication.
  *
  * Usage: test_exec [--seed N] [--cases N] */
 #include <stdio.h>
@@ -12,95 +20,41 @@
 #include "exec/exec.h"
 #include "plan/local.h"
 #include "plan/plan.h"
+#include "plans.h"
 #include "testlib.h"
 
-/* Aborts on an unexpected failure of the plan builder (a bug in this test). */
-static void need(int cond, const char *what, const plan_error *err)
-{
-    if (!cond) {
-        fprintf(stderr, "FAIL: %s: %s\n", what, err ? err->text : "");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
-}
+enum { K_DIRECT, K_TRANSPOSE, K_FORWARD, K_HALF, K_FAMILY, KINDS };
+static const char *const kind_names[KINDS] = {"direct", "transpose", "forward", "half",
+                                              "family"};
 
-/* One transfer of a message being scheduled: pieces [first, first + n) of its cut list. */
-typedef struct msg_state {
-    int src, dst;
-    int npieces, next;     /* pieces and the next one to schedule */
-    uint64_t cut[6];       /* piece k is [cut[k], cut[k + 1]) */
-} msg_state;
+static long forwarded_cases; /* cases in which this rank held data for others */
 
-/* Builds a random plan for m: every message cut into 1..5 pieces at random byte offsets,
- * consecutive pieces grouped 1..2 per transfer, transfers of different messages interleaved at
- * random (each message's pieces in order), packed into full-duplex steps. Identical on every
- * rank for the same rng state. */
-static void random_plan(const plan_matrix *m, tl_rng *rng, plan *pl)
+/* Builds the plan of kind `kind` for m from the shared generator. Returns 1 if the plan moves
+ * every held piece in one send (so that tp_forward_peak must equal the view's staging). */
+static int build_plan(int kind, const plan_matrix *m, tl_rng *shared, plan *pl)
 {
-    int p = m->p, nmsg = 0;
+    static const uint64_t grains[] = {1, 2, 3, 5, 7, 8, 13, 24, 4096};
+    static const uint64_t packets[] = {5, 7, 10, 64, 100, 1000};
     plan_error err;
-    msg_state *msgs = malloc((size_t)p * p * sizeof *msgs);
-    for (int i = 0; i < p; i++)
-        for (int j = 0; j < p; j++) {
-            uint64_t b = plan_matrix_at(m, i, j);
-            if (i == j || b == 0)
-                continue;
-            msg_state *s = &msgs[nmsg++];
-            s->src = i;
-            s->dst = j;
-            s->next = 0;
-            int want = 1 + tl_below(rng, 5);
-            /* distinct sorted cut points in (0, b) */
-            int n = 1;
-            s->cut[0] = 0;
-            for (int k = 1; k < want && (uint64_t)k < b; k++) {
-                uint64_t c = 1 + tl_next(rng) % (b - 1);
-                int dup = 0;
-                for (int q = 0; q < n; q++)
-                    dup |= s->cut[q] == c;
-                if (!dup)
-                    s->cut[n++] = c;
-            }
-            for (int a = 1; a < n; a++) /* insertion sort */
-                for (int q = a; q > 0 && s->cut[q - 1] > s->cut[q]; q--) {
-                    uint64_t t = s->cut[q];
-                    s->cut[q] = s->cut[q - 1];
-                    s->cut[q - 1] = t;
-                }
-            s->cut[n] = b;
-            s->npieces = n;
-        }
-
-    need(plan_init(pl, p, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &err) == 0, "plan_init", &err);
-    char *sending = calloc((size_t)p, 1), *receiving = calloc((size_t)p, 1);
-    int left = nmsg, open = 0;
-    while (left > 0) {
-        int k = tl_below(rng, nmsg);
-        while (msgs[k].next == msgs[k].npieces)
-            k = (k + 1) % nmsg;
-        msg_state *s = &msgs[k];
-        if (!open || sending[s->src] || receiving[s->dst] || tl_below(rng, 4) == 0) {
-            if (open)
-                plan_end_step(pl);
-            need(plan_begin_step(pl, &err) == 0, "plan_begin_step", &err);
-            memset(sending, 0, (size_t)p);
-            memset(receiving, 0, (size_t)p);
-            open = 1;
-        }
-        sending[s->src] = receiving[s->dst] = 1;
-        need(plan_add_transfer(pl, s->src, s->dst, &err) == 0, "plan_add_transfer", &err);
-        int take = 1 + tl_below(rng, 2);
-        for (int t = 0; t < take && s->next < s->npieces; t++, s->next++)
-            need(plan_add_segment(pl, s->src, s->dst, s->cut[s->next],
-                                  s->cut[s->next + 1] - s->cut[s->next], &err) == 0,
-                 "plan_add_segment", &err);
-        left -= s->next == s->npieces;
+    switch (kind) {
+    case K_TRANSPOSE:
+        tp_need(plan_transpose(m, grains[tl_below(shared, 9)], pl, &err) == 0,
+                "plan_transpose", &err);
+        break;
+    case K_FORWARD:
+    case K_HALF:
+        tp_random_forward(m, shared, kind == K_HALF ? PLAN_DUPLEX_HALF : PLAN_DUPLEX_FULL, pl);
+        return 1;
+    case K_FAMILY:
+        tp_need(plan_forward(m, packets[tl_below(shared, 6)], pl, &err) == 0, "plan_forward",
+                &err);
+        tp_need(plan_verify(m, pl, &err) == 0, "plan_verify of plan_forward", &err);
+        return 0;
+    default:
+        tp_random_direct(m, shared, pl);
+        break;
     }
-    if (open)
-        plan_end_step(pl);
-    need(plan_verify(m, pl, &err) == 0, "plan_verify of the random plan", &err);
-    free(sending);
-    free(receiving);
-    free(msgs);
+    return 1;
 }
 
 /* Fills an exec side from a test side (displacements converted to bytes in a new array). */
@@ -117,17 +71,38 @@ static void exec_side_of(exec_side *e, const tl_side *s)
     e->displ = d;
 }
 
-/* One case: pattern x type pair x window, optionally in place. Returns nothing; failures are
- * counted. */
+/* Runs lo for x through the view API and checks the view's staging against the replayed
+ * peak (when exact) before running. */
+static int run_view(const plan_local *lo, const exec_exchange *x, MPI_Comm comm,
+                    const exec_opts *o, uint64_t peak, int exact, const char *what)
+{
+    exec_view *v;
+    int e = exec_view_create(lo, x, &v);
+    if (e != MPI_SUCCESS) {
+        tl_fail("%s: exec_view_create returned %d", what, e);
+        return e;
+    }
+    uint64_t staging = exec_view_staging(v);
+    if (exact && staging != peak)
+        tl_fail("%s: exec_view_staging %llu, replayed peak %llu", what,
+                (unsigned long long)staging, (unsigned long long)peak);
+    forwarded_cases += staging > 0;
+    e = exec_view_run(v, comm, o);
+    exec_view_free(v);
+    return e;
+}
+
+/* One case: plan kind x pattern x type pair x window, optionally in place. Returns nothing;
+ * failures are counted. */
 static void run_case(MPI_Comm comm, int c, uint64_t seed, const tl_types *ty, int pattern,
-                     int window, int inplace)
+                     int kind, int window, int inplace)
 {
     int p, me;
     MPI_Comm_size(comm, &p);
     MPI_Comm_rank(comm, &me);
     char what[256];
-    snprintf(what, sizeof what, "case %d (%s, %s, window %d%s)", c, tl_pattern_name(pattern),
-             ty->name, window, inplace ? ", in place" : "");
+    snprintf(what, sizeof what, "case %d (%s plan, %s, %s, window %d%s)", c, kind_names[kind],
+             tl_pattern_name(pattern), ty->name, window, inplace ? ", in place" : "");
 
     long *units = malloc((size_t)p * p * sizeof *units);
     tl_pattern(pattern, p, seed + (uint64_t)c, inplace, units);
@@ -138,16 +113,16 @@ static void run_case(MPI_Comm comm, int c, uint64_t seed, const tl_types *ty, in
 
     plan_matrix m;
     plan_error err;
-    need(plan_matrix_init(&m, p, &err) == 0, "plan_matrix_init", &err);
+    tp_need(plan_matrix_init(&m, p, &err) == 0, "plan_matrix_init", &err);
     for (int i = 0; i < p; i++)
         for (int j = 0; j < p; j++)
             m.bytes[(size_t)i * p + j] = (uint64_t)units[(size_t)i * p + j] * sper * ssize;
     tl_rng shared;
     tl_seed(&shared, seed * 7919 + (uint64_t)c);
     plan pl;
-    random_plan(&m, &shared, &pl);
+    int exact = build_plan(kind, &m, &shared, &pl);
     plan_local lo;
-    need(plan_local_extract(&pl, me, &lo, &err) == 0, "plan_local_extract", &err);
+    tp_need(plan_local_extract(&pl, me, &lo, &err) == 0, "plan_local_extract", &err);
 
     tl_rng local;
     tl_seed(&local, seed * 104729 + (uint64_t)c * 1000 + (uint64_t)me);
@@ -197,9 +172,12 @@ static void run_case(MPI_Comm comm, int c, uint64_t seed, const tl_types *ty, in
     e = exec_self_copy(&x, comm);
     if (e != MPI_SUCCESS)
         tl_fail("%s: exec_self_copy returned %d", what, e);
-    e = exec_run(&lo, &x, comm, &o);
+    if (c % 3 == 0) /* the one-call form */
+        e = exec_run(&lo, &x, comm, &o);
+    else
+        e = run_view(&lo, &x, comm, &o, tp_forward_peak(&pl, me), exact, what);
     if (e != MPI_SUCCESS)
-        tl_fail("%s: exec_run returned %d", what, e);
+        tl_fail("%s: exec returned %d", what, e);
     tl_side_check(&recv, &ref, what);
 
     free(stage);
@@ -219,8 +197,10 @@ static void run_case(MPI_Comm comm, int c, uint64_t seed, const tl_types *ty, in
     free(units);
 }
 
-/* Errors exec_run reports from the view alone, before communicating: a forwarded segment, a
- * receive range outside the region, a send range outside the region. */
+/* Errors exec_run reports from the view alone, before communicating: a forwarded segment never
+ * received, one forwarded in the step it arrives, one received and never sent on, own data
+ * for this rank in a send, a receive range outside the region, a send range outside the
+ * region. */
 static void error_cases(MPI_Comm comm)
 {
     int p, me;
@@ -250,6 +230,27 @@ static void error_cases(MPI_Comm comm)
     int e = exec_run(&lo, &x, comm, &o);
     if (e != MPI_ERR_INTERN)
         tl_fail("forwarded segment never received: exec_run returned %d, expected "
+                "MPI_ERR_INTERN", e);
+
+    if (p >= 3) {
+        int third = (me + 2) % p;
+        plan_segment pass = {.origin = other, .target = third, .offset = 0, .bytes = 4};
+        plan_local_op in = {.step = 3, .peer = other, .segs = &pass, .nsegs = 1, .bytes = 4};
+        plan_local_op on = {.step = 3, .peer = third, .segs = &pass, .nsegs = 1, .bytes = 4};
+        plan_local same = {.rank = me, .nsends = 1, .sends = &on, .nrecvs = 1, .recvs = &in};
+        if ((e = exec_run(&same, &x, comm, &o)) != MPI_ERR_INTERN)
+            tl_fail("forwarded in the step it arrives: exec_run returned %d, expected "
+                    "MPI_ERR_INTERN", e);
+        plan_local kept = {.rank = me, .nrecvs = 1, .recvs = &in};
+        if ((e = exec_run(&kept, &x, comm, &o)) != MPI_ERR_INTERN)
+            tl_fail("received for forwarding, never sent on: exec_run returned %d, expected "
+                    "MPI_ERR_INTERN", e);
+    }
+    plan_segment mine = {.origin = me, .target = me, .offset = 0, .bytes = 4};
+    plan_local_op self = {.step = 0, .peer = other, .segs = &mine, .nsegs = 1, .bytes = 4};
+    plan_local lself = {.rank = me, .nsends = 1, .sends = &self};
+    if ((e = exec_run(&lself, &x, comm, &o)) != MPI_ERR_INTERN)
+        tl_fail("own data for this rank in a send: exec_run returned %d, expected "
                 "MPI_ERR_INTERN", e);
 
     plan_segment big = {.origin = other, .target = me, .offset = 2, .bytes = 3};
@@ -289,16 +290,21 @@ int main(int argc, char **argv)
     for (int c = 0; c < cases; c++) {
         int pattern = c % TL_PATTERNS;
         const tl_types *ty = &types[(c + c / TL_PATTERNS) % ntypes];
-        run_case(comm, c, seed, ty, pattern, windows[c % 4], c % 5 == 4);
+        run_case(comm, c, seed, ty, pattern, c % KINDS, windows[c % 4], c % 7 == 3);
     }
     error_cases(comm);
     tl_types_free(types, ntypes);
     MPI_Comm_free(&comm);
 
+    long forwarded = 0;
+    MPI_Allreduce(&forwarded_cases, &forwarded, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0 && p >= 3 && cases >= 20 && forwarded == 0)
+        tl_fail("no case made any rank hold data for others");
     int total = tl_total_failures();
     if (me == 0)
-        printf("test_exec: P=%d, %d cases, seed %llu: %s (%d failures)\n", p, cases,
-               (unsigned long long)seed, total ? "FAIL" : "ok", total);
+        printf("test_exec: P=%d, %d cases, seed %llu, %ld rank-cases forwarding: %s (%d "
+               "failures)\n",
+               p, cases, (unsigned long long)seed, forwarded, total ? "FAIL" : "ok", total);
     MPI_Finalize();
     return total ? 1 : 0;
 }

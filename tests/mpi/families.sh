@@ -1,0 +1,41 @@
+#!/bin/bash
+# Every schedule family against PMPI (tests/mpi/compare: byte for byte with guard bytes, every
+# datatype pair, MPI_Alltoall(v)(_c) and MPI_IN_PLACE, world, split and reordered
+# communicators, erroneous calls), and the report names the family that ran. Each family runs
+# at odd and even rank counts (compare.sh covers direct at every count). The forwarding
+# families also run with element-cutting units: transpose with 3- and 5-byte grains and
+# forward with 7- and 100-byte packets cut int, double, struct and vector elements between
+# pieces that reach their target from different ranks.
+. "${srcdir:-.}/tests/mpi/common.sh"
+
+# family_run N CASES EXPECT [VAR=VALUE ...]: compare on N ranks under the given settings; the
+# report must show EXPECT (compare --expect).
+family_run() {
+    local n=$1 cases=$2 expect=$3
+    shift 3
+    local report=$HR_TMP/report.json
+    rm -f "$report"
+    hr_run "$n" HRELAY_REPORT="$report" "$@" -- ./tests/mpi/compare \
+        --seed $((HRELAY_TEST_SEED + n)) --cases "$cases" --report "$report" \
+        --expect "$expect" || hr_fail "compare on $n ranks, $*"
+}
+
+# whole-message families (the executor path direct uses): one launch each
+family_run 5 24 stepwise HRELAY_ALGO=stepwise
+family_run 4 30 greedy HRELAY_ALGO=greedy
+# walker-otto covers cyclic redistributions only (here the uniform MPI_Alltoall cases); the
+# other calls run natively and are counted so
+family_run 8 16 walker-otto,native HRELAY_ALGO=walker-otto
+
+# forwarding families: default units, element-cutting units, windows 1 and 2
+family_run 3 30 transpose HRELAY_ALGO=transpose
+family_run 8 20 transpose HRELAY_ALGO=transpose
+family_run 4 30 transpose HRELAY_ALGO=transpose HRELAY_GRAIN=3 HRELAY_WINDOW=1
+family_run 7 20 transpose HRELAY_ALGO=transpose HRELAY_GRAIN=5 HRELAY_WINDOW=2
+
+family_run 2 30 forward HRELAY_ALGO=forward
+family_run 5 24 forward HRELAY_ALGO=forward
+family_run 8 20 forward HRELAY_ALGO=forward
+family_run 3 30 forward HRELAY_ALGO=forward HRELAY_PACKET=7 HRELAY_WINDOW=1
+family_run 6 20 forward HRELAY_ALGO=forward HRELAY_PACKET=100 HRELAY_WINDOW=2
+exit 0
