@@ -22,12 +22,7 @@ int shim_call_plan(shim_call *cs, plan_algo algo, const plan_options *o, const p
                    const exec_exchange *x, uint64_t max_staging)
 {
     plan_error err;
-    /* plan_build does not dispatch the forwarding family (yet): call it directly */
-    int rc = algo == PLAN_ALGO_FORWARD
-                 ? plan_forward(m, o->packet_bytes ? o->packet_bytes : PLAN_DEFAULT_PACKET_BYTES,
-                                &cs->pl, &err)
-                 : plan_build(algo, m, o, &cs->pl, &err);
-    if (rc != 0) {
+    if (plan_build(algo, m, o, &cs->pl, &err) != 0) {
         memset(&cs->pl, 0, sizeof cs->pl); /* holds no memory after a failure */
         return -1;
     }
