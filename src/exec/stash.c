@@ -71,10 +71,12 @@ int exec_arena_take(exec_arena *a, uint64_t len, exec_extent **out, size_t *n, s
         if (rc != MPI_SUCCESS)
             return rc; /* the extents pushed so far are not taken from the free list */
         left -= take;
-        if (take == e->len)
+        if (take == e->len) {
             used++;
-        else
-            e->off += take, e->len -= take;
+        } else {
+            e->off += take;
+            e->len -= take;
+        }
     }
     memmove(a->free, a->free + used, (a->nfree - used) * sizeof *a->free);
     a->nfree -= used;
