@@ -58,7 +58,8 @@ enum {
     SHIM_DEFAULT_RECHECK = 256, /* HRELAY_RECHECK: longest run of unchecked native calls */
     SHIM_QUIET_FIRST = 8,    /* the first run of unchecked native calls */
     SHIM_QUIET_AFTER = 4,    /* agreed calls without a plan before native runs unchecked */
-    SHIM_SITE_FRAMES = 8     /* HRELAY_SITE_DEPTH: at most this many frames per call site */
+    SHIM_SITE_FRAMES = 8,    /* HRELAY_SITE_DEPTH: at most this many frames per call site */
+    SHIM_SAMPLE = 16         /* unchecked calls: time and bytes measured on one in this many */
 };
 
 /* Settings from the HRELAY_* environment and HRELAY_CONFIG, read on rank 0 and broadcast
