@@ -14,8 +14,9 @@
  *     Miss (or an argument error anywhere): allgather of [status, type facts, row] per rank;
  *     an argument error is returned on every rank; truncation and the new pattern's
  *     candidates (planned, with the staging each rank needs) are agreed in one allreduce
- *     (MPI_ERR_TRUNCATE on every rank before any data moves); the slot is filled, and one more
- *     allreduce agrees that every rank could prepare the run (else native, this call).
+ *     (MPI_ERR_TRUNCATE on every rank before any data moves), together with whether every
+ *     rank could prepare the likely run (else native, this call); the slot is filled (one
+ *     more round only if the agreement changed the choice).
  *   Then the self-copy and the plan (or PMPI), the time for the next agreement, accounting to
  *     the call site, and the decision whether the following calls may run unchecked. */
 #include <stdlib.h>
@@ -237,9 +238,13 @@ static plan_native_kind native_kind(const shim_args *a)
                                                                   : PLAN_NATIVE_ALLTOALLV;
 }
 
+/* Where the miss path's agreement words hold the staging of each family. */
+enum { FLAG_STAGING = 4 };
+
 /* Fills the new slot s from the agreed pattern m: shares the choice and plans of slot src if
- * it holds the same pattern (src >= 0), else decides (plans the candidates). flags[2 + a] gets
- * the staging family a needs on this rank (UINT64_MAX: it failed here). */
+ * it holds the same pattern (src >= 0), else decides (plans the candidates).
+ * flags[FLAG_STAGING + a] gets the staging family a needs on this rank (UINT64_MAX: it failed
+ * here). */
 static void fill_slot(shim_comm *rec, shim_slot *s, const shim_slot *src_slot,
                       const plan_matrix *m, const plan_options *o, plan_native_kind kind,
                       const exec_exchange *x, uint64_t *flags)
@@ -255,9 +260,9 @@ static void fill_slot(shim_comm *rec, shim_slot *s, const shim_slot *src_slot,
     shim_decide(rec, s, m, o, kind);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
         if (s->failed & (1u << a))
-            flags[2 + a] = UINT64_MAX;
+            flags[FLAG_STAGING + a] = UINT64_MAX;
         else if (s->prog[a])
-            flags[2 + a] = s->prog[a]->staging = prog_staging(s->prog[a], x);
+            flags[FLAG_STAGING + a] = s->prog[a]->staging = prog_staging(s->prog[a], x);
 }
 
 /* The miss path (see the file comment): gathers the pattern, reports argument errors and
@@ -287,10 +292,12 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
                        .packet_bytes = shim_g.cfg.packet,
                        .max_segments = (size_t)shim_g.cfg.max_plan};
     uint64_t mh = shim_hash_words(shim_hash_words(0, &f->types, 1), m.bytes, (size_t)p * p);
-    /* [truncation, unused, staging per family]; MAX over ranks */
-    uint64_t flags[2 + PLAN_ALGO_COUNT] = {(uint64_t)truncated(&m, x)};
+    /* [truncation, the likely run failed to prepare, 1 + its family, PLAN_ALGO_COUNT - its
+     * family, staging per family]; MAX over ranks */
+    uint64_t flags[FLAG_STAGING + PLAN_ALGO_COUNT] = {(uint64_t)truncated(&m, x)};
     int src = flags[0] ? -1 : shim_cache_find_pattern(rec, mh, f);
     int ni = -1;
+    plan_algo algo = PLAN_ALGO_NATIVE;
     if (!flags[0]) {
         /* the source slot's plans are referenced before a victim is chosen (it may be src) */
         shim_slot copy, *s;
@@ -306,9 +313,16 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
         fill_slot(rec, s, src >= 0 ? &copy : NULL, &m, &po, native_kind(a), x, flags);
         for (int k = 0; src >= 0 && k < PLAN_ALGO_COUNT; k++)
             shim_prog_release(copy.prog[k]);
+        /* the likely run, prepared before agreeing (saves a round in the common case) */
+        if (src < 0)
+            shim_decide_choose(s, s->failed);
+        algo = plan_choice_next(&s->choice);
+        flags[1] = algo != PLAN_ALGO_NATIVE && prepare(a, rec, x, s->prog[algo], r) != 0;
+        flags[2] = 1 + (uint64_t)algo;
+        flags[3] = PLAN_ALGO_COUNT - (uint64_t)algo;
     }
-    rc = PMPI_Allreduce(MPI_IN_PLACE, flags, 2 + PLAN_ALGO_COUNT, MPI_UINT64_T, MPI_MAX,
-                        rec->priv);
+    rc = PMPI_Allreduce(MPI_IN_PLACE, flags, FLAG_STAGING + PLAN_ALGO_COUNT, MPI_UINT64_T,
+                        MPI_MAX, rec->priv);
     if (rc != MPI_SUCCESS || flags[0]) {
         if (ni >= 0)
             shim_slot_clear(rec, &rec->slot[ni]);
@@ -318,16 +332,18 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
     if (src < 0) {
         uint32_t drop = 0;
         for (int k = 0; k < PLAN_ALGO_COUNT; k++)
-            if (flags[2 + k] > shim_g.cfg.max_staging) {
+            if (flags[FLAG_STAGING + k] > shim_g.cfg.max_staging) {
                 drop |= 1u << k;
-                if (flags[2 + k] != UINT64_MAX)
+                if (flags[FLAG_STAGING + k] != UINT64_MAX)
                     shim_log(2, "%s on %d ranks: %s needs %llu staging bytes on some rank, over "
                                 "HRELAY_MAX_STAGING=%llu; not used",
                              shim_args_name(a), p, plan_algo_name((plan_algo)k),
-                             (unsigned long long)flags[2 + k],
+                             (unsigned long long)flags[FLAG_STAGING + k],
                              (unsigned long long)shim_g.cfg.max_staging);
             }
-        shim_decide_finish(rec, s, &m, drop);
+        if (drop != s->failed)
+            shim_decide_choose(s, drop);
+        shim_decide_trim(rec, s, &m, drop);
         /* a fallback not planned yet (direct for a fixed family over the staging limit) */
         plan_algo next;
         while ((next = plan_choice_next(&s->choice)) != PLAN_ALGO_NATIVE && !s->prog[next]) {
@@ -358,7 +374,13 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
     for (int i = 0; i < p; i++)
         s->col[i] = plan_matrix_at(&m, i, me);
     *si = ni;
-    rc = prepare_agreed(a, rec, x, s, plan_choice_next(&s->choice), r);
+    plan_algo next = plan_choice_next(&s->choice);
+    int same = flags[2] == 1 + (uint64_t)algo && flags[3] == PLAN_ALGO_COUNT - (uint64_t)algo;
+    if (same && next == algo) { /* what every rank prepared: it runs unless a rank failed */
+        r->algo = flags[1] ? PLAN_ALGO_NATIVE : algo;
+        return MPI_SUCCESS;
+    }
+    rc = prepare_agreed(a, rec, x, s, next, r);
     return rc == MPI_SUCCESS ? rc : raise_error(a->comm, rc);
 }
 

@@ -59,7 +59,9 @@ enum {
     SHIM_QUIET_FIRST = 8,    /* the first run of unchecked native calls */
     SHIM_QUIET_AFTER = 4,    /* agreed calls without a plan before native runs unchecked */
     SHIM_SITE_FRAMES = 8,    /* HRELAY_SITE_DEPTH: at most this many frames per call site */
-    SHIM_SAMPLE = 16         /* unchecked calls: time and bytes measured on one in this many */
+    SHIM_SAMPLE = 16,        /* unchecked calls: time and bytes measured on one in this many */
+    SHIM_MODEL_SAFETY = 10   /* percent a plan must be modeled faster than native to run
+                                before anything is measured */
 };
 
 /* Settings from the HRELAY_* environment and HRELAY_CONFIG, read on rank 0 and broadcast
@@ -79,6 +81,7 @@ typedef struct shim_config {
     int margin;               /* HRELAY_TUNE_MARGIN: percent */
     int recheck;              /* HRELAY_RECHECK: longest run of unchecked native calls */
     int site_depth;           /* HRELAY_SITE_DEPTH: frames that name a call site */
+    plan_duplex duplex;       /* HRELAY_DUPLEX: the links' model (full until it is read) */
     plan_cost_params cost;    /* HRELAY_CONFIG, HRELAY_ALPHA, HRELAY_BETA, built-in defaults */
     int calibrated;           /* cost came from HRELAY_CONFIG */
     char report[SHIM_PATH_MAX]; /* HRELAY_REPORT, "" for none */
@@ -396,11 +399,15 @@ int shim_agree(uint64_t w[SHIM_AGREE_WORDS], MPI_Comm comm);
 void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_options *o,
                  plan_native_kind kind);
 
-/* Second half, after the ranks agreed on the families to drop (a bit each: failed on some
- * rank, or staging over the limit): the choice among the other candidates (native is never
- * dropped), and only the plans it may run kept. With HRELAY_VERBOSE=1 (auto) the decision is
- * printed with every candidate's modeled time. m is the pattern (for the message). */
-void shim_decide_finish(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop);
+/* Second half: the choice among s's candidates without those in drop (a bit per family; native
+ * is never dropped). Called first with the families that failed on this rank (s->failed), to
+ * prepare the likely run before the ranks agree, then again if the agreed drop differs. */
+void shim_decide_choose(shim_slot *s, uint32_t drop);
+
+/* Last: releases the plans of dropped families and of candidates that will never run (not
+ * measured, not the first), so that every candidate left has its plan; with HRELAY_VERBOSE=1
+ * (auto) prints the decision with every candidate's modeled time (m: the pattern). */
+void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop);
 
 /* Makes sure s has a program for family algo (planning it if needed, with options o, for the
  * pattern m): 0 on success, -1 if planning failed (the same on every rank, except when memory
