@@ -2,10 +2,19 @@
  * duplicate, the plan cache, the call sites with their statistics and the scratch memory of a
  * call. The attribute is not copied by MPI_Comm_dup (a duplicate gets its own record on first
  * use); its delete callback frees the duplicate and hands the statistics to the process. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shim/shim.h"
+
+/* Moves at every record deletion (see shim_comm_epoch). */
+static atomic_uint epoch;
+
+unsigned shim_comm_epoch(void)
+{
+    return atomic_load_explicit(&epoch, memory_order_acquire);
+}
 
 /* Frees a record's memory (the private communicator is the caller's business). */
 static void record_free(shim_comm *rec)
@@ -67,6 +76,7 @@ static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)extra;
     if (!rec)
         return MPI_SUCCESS;
+    atomic_fetch_add_explicit(&epoch, 1, memory_order_acq_rel);
     shim_world *w = shim_g.world;
     if (w) {
         live(w, rec, 0);

@@ -30,8 +30,19 @@
  * type facts 2 * gcd(send type size, receive type size) + (both types dense). */
 enum { HDR_STATUS, HDR_TYPES, HDR_WORDS };
 
+/* Thread-local variables of the preloaded library use the initial-exec model: a plain load,
+ * no call to __tls_get_addr (the library is loaded at start-up, where static TLS is there). */
+#define SHIM_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
 /* Depth of intercepted calls on this thread: a nested call (from inside hrelay) passes through. */
-static _Thread_local int shim_depth;
+static SHIM_TLS int shim_depth;
+
+/* This thread's last communicator and its record, valid while shim_comm_epoch has not moved
+ * (a record's deletion moves it, so a freed communicator's handle reused for a new one is
+ * never mistaken for the old one). */
+static SHIM_TLS MPI_Comm last_comm = MPI_COMM_NULL;
+static SHIM_TLS shim_comm *last_rec;
+static SHIM_TLS unsigned last_epoch;
 
 /* Raises code through comm's error handler (as MPI would) and returns it. */
 static int raise_error(MPI_Comm comm, int code)
@@ -593,13 +604,22 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
  * intracommunicator, so the common case is one attribute lookup. */
 static shim_comm *record_of(MPI_Comm comm)
 {
+    unsigned epoch = shim_comm_epoch();
+    if (comm == last_comm && epoch == last_epoch)
+        return last_rec;
     shim_comm *rec = NULL;
     int flag = 0, inter = 0;
-    if (PMPI_Comm_get_attr(comm, shim_g.keyval, &rec, &flag) == MPI_SUCCESS && flag)
-        return rec;
-    if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
-        return NULL;
-    return shim_comm_get(comm);
+    if (PMPI_Comm_get_attr(comm, shim_g.keyval, &rec, &flag) != MPI_SUCCESS || !flag) {
+        if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+            return NULL;
+        if (!(rec = shim_comm_get(comm)))
+            return NULL;
+        epoch = shim_comm_epoch();
+    }
+    last_comm = comm;
+    last_rec = rec;
+    last_epoch = epoch;
+    return rec;
 }
 
 /* Runs an intercepted call (see shim.h). */

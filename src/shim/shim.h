@@ -147,6 +147,8 @@ typedef struct shim_sites {
     shim_site *site;
     size_t n, cap;
     struct shim_ra *ra; /* direct-mapped index: return address -> site (or "unwind") */
+    uintptr_t last_ra;  /* the last return address that named a site without unwinding */
+    size_t last_site;   /* and that site's index */
 } shim_sites;
 
 /* The site of a call whose entry point was called from return address ra, created on first
@@ -298,6 +300,10 @@ int shim_comm_keyval_create(int *keyval);
 /* The record of comm, creating it on first use: collective over comm (duplicates it, then
  * agrees that every rank got its memory). NULL on every rank if it cannot be created. */
 shim_comm *shim_comm_get(MPI_Comm comm);
+
+/* A number that changes whenever a record is deleted (its communicator freed), so that a
+ * cache of communicator -> record stays valid as long as it does not change. */
+unsigned shim_comm_epoch(void);
 
 /* Frees the record of MPI_COMM_WORLD, if any (at MPI_Finalize); its sites join the world's. */
 void shim_comm_release_world(void);
