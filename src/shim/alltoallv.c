@@ -1,6 +1,8 @@
 /* The intercepted entry points MPI_Alltoall, MPI_Alltoallv, MPI_Alltoall_c, MPI_Alltoallv_c.
  * Each captures its arguments in a shim_args, whose accessors give every variant the same
  * large-count view, and hands it to shim_alltoall_any. */
+#include <stdint.h>
+
 #include "shim/shim.h"
 
 /* Calls the matching PMPI function with the original arguments (see shim.h). */
@@ -44,7 +46,12 @@ MPI_Aint shim_args_displ(const shim_args *a, int recv, int j)
     switch (a->kind) {
     case SHIM_ALLTOALL:
     case SHIM_ALLTOALL_C:
-        return (MPI_Aint)j * (MPI_Aint)(recv ? a->rcount : a->scount);
+    {
+        MPI_Aint d; /* saturates: no buffer is that large, and describe() then passes through */
+        return __builtin_mul_overflow((MPI_Aint)j, recv ? a->rcount : a->scount, &d)
+                   ? PTRDIFF_MAX
+                   : d;
+    }
     case SHIM_ALLTOALLV:
         return recv ? a->rdispls[j] : a->sdispls[j];
     case SHIM_ALLTOALLV_C:

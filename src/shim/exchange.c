@@ -1,12 +1,15 @@
 /* One intercepted call, start to end:
  *   pass-through (not initialised, disabled, intercommunicator, MPI_COMM_NULL, nested call);
  *   HRELAY_ALGO=native: PMPI with accounting;
- *   otherwise: normalise and validate locally; one allgather on the private communicator of
- *   [status, type facts, bytes sent to each rank] per rank; an argument error anywhere is
- *   returned on every rank; every rank checks its receive regions against its column of the
- *   matrix, plans with the configured family and analyses its part (staging it needs); one
- *   small allreduce agrees on truncation (MPI_ERR_TRUNCATE on every rank, before any data
- *   moves), on failures (then every rank runs PMPI instead) and on the largest staging any
+ *   otherwise: normalise and validate locally (validate.c: MPICH's checks, in its order); one
+ *   allgather on the private communicator of [status, type facts, bytes sent to each rank] per
+ *   rank; an argument error anywhere is raised on every rank (a rank's own class, else the
+ *   lowest erroneous rank's), where natively the other ranks would wait forever; a byte
+ *   displacement overflowing MPI_Aint anywhere makes every rank run PMPI; every rank checks its
+ *   receive regions against its column of the matrix, plans with the configured family and
+ *   analyses its part (staging it needs); one small allreduce agrees on truncation (then, before
+ *   any data moved, every rank runs the MPI library's own exchange, which reports
+ *   MPI_ERR_TRUNCATE on the truncated ranks exactly as without hrelay), on failures (then every rank runs PMPI instead) and on the largest staging any
  *   rank needs: over HRELAY_MAX_STAGING, every rank plans the direct family instead (no
  *   staging) and a second allreduce agrees that this worked (else PMPI). Then the self-copy
  *   and the plan run, and the call is accounted to the family that ran it. */
@@ -23,13 +26,6 @@ enum { HDR_STATUS, HDR_TYPES, HDR_WORDS };
 
 /* Depth of intercepted calls on this thread: a nested call (from inside hrelay) passes through. */
 static _Thread_local int shim_depth;
-
-/* Raises code through comm's error handler (as MPI would) and returns it. */
-static int raise_error(MPI_Comm comm, int code)
-{
-    PMPI_Comm_call_errhandler(comm, code);
-    return code;
-}
 
 /* The MPI error class of an error code. */
 static int error_class(int code)
@@ -64,23 +60,28 @@ static int run_native(const shim_args *a, double t0)
     return rc;
 }
 
-/* Fills one side of x from the arguments into the record's arrays. Returns an MPI error class
- * (MPI_ERR_TYPE, MPI_ERR_COUNT, ...) or MPI_SUCCESS. */
-static int describe_side(const shim_args *a, int recv, int p, exec_side *s, MPI_Count *count,
-                         MPI_Aint *displ)
+/* Fills one side of x from the arguments into the record's arrays, checking them as the MPI
+ * library does (validate.c). Returns an MPI error class (MPI_ERR_TYPE, MPI_ERR_COUNT, ...),
+ * SHIM_STATUS_NATIVE (a byte displacement overflows) or MPI_SUCCESS. */
+static int describe_side(const shim_args *a, int recv, const shim_comm *rec, exec_side *s,
+                         MPI_Count *count, MPI_Aint *displ)
 {
     MPI_Datatype type = recv ? a->rtype : a->stype;
     int rc;
-    if (type == MPI_DATATYPE_NULL)
-        return MPI_ERR_TYPE;
+    if ((rc = shim_check_type(type, rec->priv)) != MPI_SUCCESS)
+        return rc;
     if ((rc = exec_type_init(&s->type, type)) != MPI_SUCCESS)
         return error_class(rc);
-    for (int j = 0; j < p; j++) {
+    for (int j = 0; j < rec->p; j++) {
         MPI_Count total;
         count[j] = shim_args_count(a, recv, j);
-        if (count[j] < 0 || __builtin_mul_overflow(count[j], s->type.size, &total))
+        if ((rc = shim_check_message(a, recv, j, count[j], &s->type)) != MPI_SUCCESS)
+            return rc;
+        if (__builtin_mul_overflow(count[j], s->type.size, &total))
             return MPI_ERR_COUNT;
-        displ[j] = shim_args_displ(a, recv, j) * (MPI_Aint)s->type.extent;
+        if (__builtin_mul_overflow(shim_args_displ(a, recv, j), (MPI_Aint)s->type.extent,
+                                   &displ[j]))
+            return SHIM_STATUS_NATIVE;
     }
     s->base = recv ? a->recvbuf : (char *)a->sendbuf;
     s->count = count;
@@ -90,19 +91,19 @@ static int describe_side(const shim_args *a, int recv, int p, exec_side *s, MPI_
 
 /* Normalises and validates this rank's arguments into x and writes the bytes it sends to each
  * rank into row. With MPI_IN_PLACE the send side is left for exec_stage and the row comes from
- * the receive side. Returns MPI_SUCCESS or the MPI error class MPI would report. */
+ * the receive side. Returns MPI_SUCCESS, the MPI error class MPI would report (checked in
+ * MPICH's order: send side, aliasing, receive side) or SHIM_STATUS_NATIVE. */
 static int describe(const shim_args *a, shim_comm *rec, exec_exchange *x, uint64_t *row)
 {
     int p = rec->p, inplace = a->sendbuf == MPI_IN_PLACE, rc;
     memset(x, 0, sizeof *x);
     x->p = p;
     x->rank = rec->rank;
-    if (a->recvbuf == MPI_IN_PLACE)
-        return MPI_ERR_BUFFER;
-    if ((rc = describe_side(a, 1, p, &x->recv, rec->rcount, rec->rdispl)) != MPI_SUCCESS)
-        return rc;
     if (!inplace &&
-        (rc = describe_side(a, 0, p, &x->send, rec->scount, rec->sdispl)) != MPI_SUCCESS)
+        ((rc = describe_side(a, 0, rec, &x->send, rec->scount, rec->sdispl)) != MPI_SUCCESS ||
+         (rc = shim_check_alias(a)) != MPI_SUCCESS))
+        return rc;
+    if ((rc = describe_side(a, 1, rec, &x->recv, rec->rcount, rec->rdispl)) != MPI_SUCCESS)
         return rc;
     const exec_side *s = inplace ? &x->recv : &x->send;
     for (int j = 0; j < p; j++)
@@ -128,7 +129,8 @@ static uint64_t type_facts(const exec_exchange *x, int inplace)
     return 2 * gcd((uint64_t)s->size, (uint64_t)r->size) + (uint64_t)(s->dense && r->dense);
 }
 
-/* After the allgather: the lowest rank's nonzero status (0 if none), the combined type facts
+/* After the allgather: the lowest rank's error class, else SHIM_STATUS_NATIVE if some rank
+ * asks for it, else 0; the combined type facts
  * (*size_gcd over all ranks, *dense if every rank's types are dense), then the gathered blocks
  * compacted in place into the p x p matrix at the start of the buffer. */
 static int gathered_status_and_compact(uint64_t *g, int p, uint64_t *size_gcd, int *dense)
@@ -139,8 +141,9 @@ static int gathered_status_and_compact(uint64_t *g, int p, uint64_t *size_gcd, i
     *dense = 1;
     for (int i = 0; i < p; i++) {
         const uint64_t *h = g + (size_t)i * stride;
-        if (!status)
-            status = (int)h[HDR_STATUS];
+        int s = (int)(int64_t)h[HDR_STATUS];
+        if (s > 0 ? status <= 0 : !status)
+            status = s;
         *size_gcd = gcd(*size_gcd, h[HDR_TYPES] / 2);
         *dense &= (int)(h[HDR_TYPES] & 1);
     }
@@ -216,14 +219,18 @@ static int run_planned(const shim_args *a, double t0)
     uint64_t *mine = rec->gather + (size_t)me * stride, size_gcd;
     exec_exchange x;
     int status = describe(a, rec, &x, mine + HDR_WORDS);
-    mine[HDR_STATUS] = (uint64_t)status;
+    mine[HDR_STATUS] = (uint64_t)(int64_t)status;
     mine[HDR_TYPES] = status ? 0 : type_facts(&x, a->sendbuf == MPI_IN_PLACE);
     rc = PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rec->gather, (int)stride,
                         MPI_UINT64_T, rec->priv);
     if (rc != MPI_SUCCESS)
-        return raise_error(a->comm, rc);
-    if ((status = gathered_status_and_compact(rec->gather, p, &size_gcd, &dense)) != 0)
-        return raise_error(a->comm, status);
+        return shim_raise(a, rc);
+    int own = status;
+    if ((status = gathered_status_and_compact(rec->gather, p, &size_gcd, &dense)) ==
+        SHIM_STATUS_NATIVE)
+        return run_native(a, t0);
+    if (status != 0) /* this rank's own error, else the lowest erroneous rank's */
+        return shim_raise(a, own > 0 ? own : status);
 
     plan_matrix m = {.p = p, .bytes = rec->gather};
     plan_options po = {.min_step_bytes = shim_g.cfg.min_step,
@@ -232,7 +239,8 @@ static int run_planned(const shim_args *a, double t0)
     shim_call cs;
     memset(&cs, 0, sizeof cs);
     /* [truncation, preparation failed, staging needed]; MAX over ranks */
-    uint64_t flags[3] = {(uint64_t)truncated(&m, &x), 0, 0};
+    int trunc_here = truncated(&m, &x);
+    uint64_t flags[3] = {(uint64_t)trunc_here, 0, 0};
     if (!flags[0]) {
         flags[1] = prepare(a, rec, &m, &x, shim_g.cfg.algo, &po, &cs) != 0;
         flags[2] = cs.view ? exec_view_staging(cs.view) : 0;
@@ -243,7 +251,7 @@ static int run_planned(const shim_args *a, double t0)
         rc = fall_back_to_direct(a, rec, &m, &x, &po, &cs, flags[2], &failed);
     if (rc != MPI_SUCCESS || flags[0]) {
         shim_call_free(&cs);
-        return raise_error(a->comm, rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE);
+        return rc != MPI_SUCCESS ? shim_raise(a, rc) : shim_truncated_call(a, trunc_here);
     }
     if (failed) {
         shim_call_free(&cs);
@@ -265,7 +273,7 @@ static int run_planned(const shim_args *a, double t0)
         rc = exec_view_run(cs.view, rec->priv, &opts);
     shim_call_free(&cs);
     if (rc != MPI_SUCCESS)
-        return raise_error(a->comm, rc);
+        return shim_raise(a, rc);
 
     double t = PMPI_Wtime() - t0;
     shim_stats_add(shim_g.world, algo, bytes, t, modeled, 1);

@@ -8,6 +8,7 @@ libhrelay_la_SOURCES = \
 	src/shim/comm_record.c \
 	src/shim/alltoallv.c \
 	src/shim/exchange.c \
+	src/shim/validate.c \
 	src/shim/prepare.c \
 	src/shim/stats.c \
 	src/shim/dump.c \
