@@ -94,7 +94,10 @@ static void startup(void)
     int flags[2] = {shim_env_hash() == cfg.env_hash, 1}, keyval = MPI_KEYVAL_INVALID;
     shim_world *w = NULL;
     if (!cfg.disable) {
+        int level = MPI_THREAD_SINGLE;
         w = world_create();
+        if (w && PMPI_Query_thread(&level) == MPI_SUCCESS)
+            w->threaded = level == MPI_THREAD_MULTIPLE;
         flags[1] = w != NULL && shim_comm_keyval_create(&keyval) == MPI_SUCCESS;
     }
     if (PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -172,7 +175,9 @@ SHIM_EXPORT int MPI_Init(int *argc, char ***argv)
     return rc;
 }
 
-/* MPI_Init_thread: PMPI_Init_thread, then hrelay's start-up (thread-safe at every level). */
+/* MPI_Init_thread: PMPI_Init_thread, then hrelay's start-up (thread-safe at every level:
+ * under MPI_THREAD_MULTIPLE the shared statistics and dump records are locked, communicator
+ * records are per communicator and the configuration is read-only after start-up). */
 SHIM_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);

@@ -77,14 +77,30 @@ typedef struct shim_stats {
 } shim_stats;
 
 /* The process-wide accumulator, created at MPI_Init and freed at MPI_Finalize. Mutable only
- * under lock. */
+ * under shim_world_lock. */
 typedef struct shim_world {
     pthread_mutex_t lock;
+    int threaded; /* MPI_THREAD_MULTIPLE: lock really locks (set once at MPI_Init) */
     shim_stats stats;
     uint64_t *dumped; /* hashes of plans already written to HRELAY_DUMP */
     size_t ndumped, cap_dumped;
     int dump_warned;
 } shim_world;
+
+/* Takes w's lock, under MPI_THREAD_MULTIPLE only: at lower thread levels one thread at a time
+ * calls MPI, so the per-call path pays no locking. */
+static inline void shim_world_lock(shim_world *w)
+{
+    if (w->threaded)
+        pthread_mutex_lock(&w->lock);
+}
+
+/* Releases what shim_world_lock took. */
+static inline void shim_world_unlock(shim_world *w)
+{
+    if (w->threaded)
+        pthread_mutex_unlock(&w->lock);
+}
 
 /* Adds one completed call to w's statistics (thread-safe). */
 void shim_stats_add(shim_world *w, plan_algo algo, uint64_t bytes, double time_s,

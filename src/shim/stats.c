@@ -8,7 +8,7 @@
 void shim_stats_add(shim_world *w, plan_algo algo, uint64_t bytes, double time_s,
                     double modeled_native_s, int planned)
 {
-    pthread_mutex_lock(&w->lock);
+    shim_world_lock(w);
     w->stats.calls++;
     w->stats.bytes += bytes;
     if ((unsigned)algo < PLAN_ALGO_COUNT)
@@ -16,7 +16,7 @@ void shim_stats_add(shim_world *w, plan_algo algo, uint64_t bytes, double time_s
     w->stats.plans_computed += planned != 0;
     w->stats.time_s += time_s;
     w->stats.modeled_native_s += modeled_native_s;
-    pthread_mutex_unlock(&w->lock);
+    shim_world_unlock(w);
 }
 
 /* Words of one rank's statistics on the wire (doubles travel as their bit patterns). */
@@ -52,7 +52,7 @@ static double dval(uint64_t u)
 int shim_stats_merge(shim_world *w, shim_stats *out)
 {
     uint64_t row[W_COUNT];
-    pthread_mutex_lock(&w->lock);
+    shim_world_lock(w);
     row[W_CALLS] = w->stats.calls;
     row[W_BYTES] = w->stats.bytes;
     row[W_PLANS] = w->stats.plans_computed;
@@ -61,7 +61,7 @@ int shim_stats_merge(shim_world *w, shim_stats *out)
     row[W_MODEL] = dbits(w->stats.modeled_native_s);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
         row[W_ALGO + a] = w->stats.algo_calls[a];
-    pthread_mutex_unlock(&w->lock);
+    shim_world_unlock(w);
 
     struct {
         double calls;

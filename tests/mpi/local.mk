@@ -8,18 +8,22 @@
 #   fortran.sh  MPI_ALLTOALLV / MPI_ALLTOALL from Fortran are rescheduled and right
 #   report.sh   environment variables and what the report counts
 #   errors.sh   erroneous calls: the error class MPI returns natively, on every rank, no hang
+#   threads.sh  MPI_THREAD_MULTIPLE: concurrent calls on different communicators
 TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
-	tests/mpi/report.sh tests/mpi/errors.sh
+	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
-	tests/mpi/report.sh tests/mpi/errors.sh \
+	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh \
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
-check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/bench_window tests/mpi/errors
+check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/bench_window tests/mpi/errors \
+	tests/mpi/threads
 tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/plans.c tests/mpi/plans.h \
 	tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_test_exec_LDADD = libhrelay_exec.la libhrelay_plan.la
 tests_mpi_compare_SOURCES = tests/mpi/compare.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_errors_SOURCES = tests/mpi/errors.c tests/mpi/testlib.c tests/mpi/testlib.h
+tests_mpi_threads_SOURCES = tests/mpi/threads.c tests/mpi/testlib.c tests/mpi/testlib.h
+tests_mpi_threads_LDADD = -lpthread
 
 # Not a test: times exec_run for several windows (see the comment in bench_window.c).
 tests_mpi_bench_window_SOURCES = tests/mpi/bench_window.c
