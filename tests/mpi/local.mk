@@ -9,14 +9,15 @@
 #   report.sh   environment variables and what the report counts
 #   errors.sh   erroneous calls: the error class MPI returns natively, on every rank, no hang
 #   threads.sh  MPI_THREAD_MULTIPLE: concurrent calls on different communicators
+#   large.sh    MPI_Alltoallv_c beyond 2^31 bytes: displacements, a 2 GiB message (2 ranks)
 TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
-	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh
+	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh tests/mpi/large.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
-	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh \
+	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh tests/mpi/large.sh \
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
 check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/bench_window tests/mpi/errors \
-	tests/mpi/threads
+	tests/mpi/threads tests/mpi/large
 tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/plans.c tests/mpi/plans.h \
 	tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_test_exec_LDADD = libhrelay_exec.la libhrelay_plan.la
@@ -24,6 +25,7 @@ tests_mpi_compare_SOURCES = tests/mpi/compare.c tests/mpi/testlib.c tests/mpi/te
 tests_mpi_errors_SOURCES = tests/mpi/errors.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_SOURCES = tests/mpi/threads.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_LDADD = -lpthread
+tests_mpi_large_SOURCES = tests/mpi/large.c tests/mpi/testlib.c tests/mpi/testlib.h
 
 # Not a test: times exec_run for several windows (see the comment in bench_window.c).
 tests_mpi_bench_window_SOURCES = tests/mpi/bench_window.c
