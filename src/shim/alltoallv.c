@@ -15,12 +15,18 @@ int shim_args_pmpi(const shim_args *a)
     case SHIM_ALLTOALLV:
         return PMPI_Alltoallv(a->sendbuf, a->scounts, a->sdispls, a->stype, a->recvbuf,
                               a->rcounts, a->rdispls, a->rtype, a->comm);
+#ifdef HRELAY_HAVE_MPI_LARGE_COUNT
     case SHIM_ALLTOALL_C:
         return PMPI_Alltoall_c(a->sendbuf, a->scount, a->stype, a->recvbuf, a->rcount, a->rtype,
                                a->comm);
     case SHIM_ALLTOALLV_C:
         return PMPI_Alltoallv_c(a->sendbuf, a->scounts_c, a->sdispls_c, a->stype, a->recvbuf,
                                 a->rcounts_c, a->rdispls_c, a->rtype, a->comm);
+#else
+    case SHIM_ALLTOALL_C: /* not intercepted: the library has no such function */
+    case SHIM_ALLTOALLV_C:
+        break;
+#endif
     }
     return MPI_ERR_INTERN;
 }
@@ -89,6 +95,7 @@ SHIM_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const
     return shim_alltoall_any(&a);
 }
 
+#ifdef HRELAY_HAVE_MPI_LARGE_COUNT
 /* MPI_Alltoall_c (large counts), intercepted. */
 SHIM_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
@@ -112,3 +119,4 @@ SHIM_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[
                    .comm = comm};
     return shim_alltoall_any(&a);
 }
+#endif

@@ -13,6 +13,7 @@
  *   rank needs: over HRELAY_MAX_STAGING, every rank plans the direct family instead (no
  *   staging) and a second allreduce agrees that this worked (else PMPI). Then the self-copy
  *   and the plan run, and the call is accounted to the family that ran it. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,10 @@ static int describe_side(const shim_args *a, int recv, const shim_comm *rec, exe
             return rc;
         if (__builtin_mul_overflow(count[j], s->type.size, &total))
             return MPI_ERR_COUNT;
+#ifndef HRELAY_HAVE_MPI_LARGE_COUNT
+        if (total > INT_MAX) /* exec's int-count MPI-3 calls cannot move it (mpi_compat.h) */
+            return SHIM_STATUS_NATIVE;
+#endif
         if (__builtin_mul_overflow(shim_args_displ(a, recv, j), (MPI_Aint)s->type.extent,
                                    &displ[j]))
             return SHIM_STATUS_NATIVE;

@@ -74,11 +74,13 @@ static void world_free(shim_world *w)
     free(w);
 }
 
-/* After PMPI_Init: agree on the configuration and, unless disabled, set up interception.
- * Collective over MPI_COMM_WORLD. On any failure (on any rank) hrelay stays a pass-through on
- * every rank. */
-static void startup(void)
+/* After PMPI_Init: agree on the configuration and, unless disabled, set up interception
+ * (see shim.h). */
+void shim_startup(void)
 {
+    if (shim_g.started)
+        return;
+    shim_g.started = 1;
     shim_config cfg;
     char warn[4096] = "";
     int rank, size;
@@ -134,9 +136,9 @@ static void startup(void)
              cfg.dump[0] ? cfg.dump : "-");
 }
 
-/* Before PMPI_Finalize: merge statistics, write the report (rank 0), free hrelay's state.
- * Collective over MPI_COMM_WORLD. */
-static void shutdown_shim(void)
+/* Before PMPI_Finalize: merge statistics, write the report, free hrelay's state (see
+ * shim.h). */
+void shim_shutdown(void)
 {
     shim_stats merged;
     int rc = shim_stats_merge(shim_g.world, &merged);
@@ -171,7 +173,7 @@ SHIM_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        startup();
+        shim_startup();
     return rc;
 }
 
@@ -182,7 +184,7 @@ SHIM_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        startup();
+        shim_startup();
     return rc;
 }
 
@@ -190,6 +192,6 @@ SHIM_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
 SHIM_EXPORT int MPI_Finalize(void)
 {
     if (shim_g.active)
-        shutdown_shim();
+        shim_shutdown();
     return PMPI_Finalize();
 }

@@ -120,6 +120,7 @@ double shim_model_native(const plan_matrix *m);
 
 /* Set by MPI_Init / MPI_Init_thread, read-only until MPI_Finalize. */
 typedef struct shim_state {
+    int started; /* shim_startup ran (it runs once, whichever binding initialised MPI) */
     int active; /* hrelay intercepts (initialised, not disabled) */
     shim_config cfg;
     int world_rank, world_size;
@@ -128,6 +129,15 @@ typedef struct shim_state {
 } shim_state;
 
 extern shim_state shim_g;
+
+/* After PMPI_Init(_thread): reads and agrees on the configuration and, unless disabled, sets
+ * up interception. Collective over MPI_COMM_WORLD. On any failure (on any rank) hrelay stays a
+ * pass-through on every rank. */
+void shim_startup(void);
+
+/* Before PMPI_Finalize, if shim_g.active: merges statistics, writes the report (rank 0), frees
+ * hrelay's state. Collective over MPI_COMM_WORLD. */
+void shim_shutdown(void);
 
 /* Prints "hrelay: " + message + newline to stderr if this is rank 0 of MPI_COMM_WORLD and
  * HRELAY_VERBOSE >= level. */
@@ -200,7 +210,8 @@ int shim_alltoall_any(const shim_args *a);
 /* ---- erroneous calls (validate.c) ---- */
 
 /* Status of a rank's arguments that are not erroneous but that hrelay does not execute itself
- * (a displacement whose byte offset overflows MPI_Aint): every rank then runs the call through
+ * (a displacement whose byte offset overflows MPI_Aint; with an MPI library without the MPI-4
+ * large-count functions, a message over INT_MAX bytes): every rank then runs the call through
  * PMPI unchanged. Not an MPI error class. */
 enum { SHIM_STATUS_NATIVE = -1 };
 

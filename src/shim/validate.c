@@ -33,14 +33,8 @@ int shim_check_type(MPI_Datatype type, MPI_Comm priv)
     /* MPI_Pack_size of one element runs the library's datatype checks (handle kind, validity,
      * commit: MPICH's MPI_Send skips the commit check for count 0) and nothing else; priv
      * returns errors. Any other failure (a size beyond the count type) is not a type error. */
-    int cls = MPI_SUCCESS, rc;
-#if MPI_VERSION >= 4
     MPI_Count size;
-    rc = PMPI_Pack_size_c(1, type, priv, &size);
-#else
-    int size;
-    rc = PMPI_Pack_size(1, type, priv, &size);
-#endif
+    int cls = MPI_SUCCESS, rc = PMPI_Pack_size_c(1, type, priv, &size);
     if (rc != MPI_SUCCESS && PMPI_Error_class(rc, &cls) != MPI_SUCCESS)
         cls = MPI_ERR_TYPE;
     return cls == MPI_ERR_TYPE ? MPI_ERR_TYPE : MPI_SUCCESS;

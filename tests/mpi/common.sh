@@ -24,16 +24,32 @@ hr_fail() {
     exit 1
 }
 
+# Open MPI (a build configured with MPICC=mpicc.openmpi) refuses to run as root without these,
+# and needs --oversubscribe for more ranks than cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# _hr_env VAR VALUE: the launcher's arguments that set VAR=VALUE for the ranks only (MPICH's
+# -genv VAR VALUE, Open MPI's -x VAR=VALUE).
+_hr_env() {
+    if [ "${HRELAY_MPI_FAMILY:-mpich}" = openmpi ]; then
+        genv+=(-x "$1=$2")
+    else
+        genv+=(-genv "$1" "$2")
+    fi
+}
+
 # _hr_launch PRELOAD N [VAR=VALUE ...] -- PROGRAM [ARGS]: runs PROGRAM on N ranks.
 _hr_launch() {
     local preload=$1 n=$2
     shift 2
-    local -a genv=(-genv UCX_TLS self,sm)
+    local -a genv=()
+    [ "${HRELAY_MPI_FAMILY:-mpich}" = openmpi ] && genv+=(--oversubscribe)
+    _hr_env UCX_TLS self,sm
     if [ "$preload" = 1 ]; then
-        genv+=(-genv LD_PRELOAD "$HRELAY_LIB")
+        _hr_env LD_PRELOAD "$HRELAY_LIB"
     fi
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-        genv+=(-genv "${1%%=*}" "${1#*=}")
+        _hr_env "${1%%=*}" "${1#*=}"
         shift
     done
     shift

@@ -41,15 +41,22 @@ static int call(int v, int reference, const tl_side *s, tl_side *r, MPI_Datatype
         return (reference ? PMPI_Alltoallv : MPI_Alltoallv)(s->base, s->icount, s->idispl, stype,
                                                             r->base, r->icount, r->idispl,
                                                             rtype, comm);
+#ifdef HRELAY_HAVE_MPI_LARGE_COUNT
     case VC:
         return (reference ? PMPI_Alltoallv_c : MPI_Alltoallv_c)(
             s->base, s->count, s->displ, stype, r->base, r->count, r->displ, rtype, comm);
-    case A:
-        return (reference ? PMPI_Alltoall : MPI_Alltoall)(s->base, s->icount[0], stype, r->base,
-                                                          r->icount[0], rtype, comm);
     case AC:
         return (reference ? PMPI_Alltoall_c : MPI_Alltoall_c)(s->base, s->count[0], stype,
                                                               r->base, r->count[0], rtype, comm);
+#else /* an MPI library without the large-count functions: their int counterparts */
+    case VC:
+        return call(V, reference, s, r, stype, rtype, comm);
+    case AC:
+        return call(A, reference, s, r, stype, rtype, comm);
+#endif
+    case A:
+        return (reference ? PMPI_Alltoall : MPI_Alltoall)(s->base, s->icount[0], stype, r->base,
+                                                          r->icount[0], rtype, comm);
     case IN_PLACE_V:
         if (reference)
             return PMPI_Alltoallv(s->base, s->icount, s->idispl, rtype, r->base, r->icount,

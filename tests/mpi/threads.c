@@ -32,7 +32,10 @@ static void one_call(worker *w, MPI_Comm comm, int k)
     MPI_Comm_rank(comm, &me);
     uint64_t seed = w->seed * 1000003 + (uint64_t)k;
     const tl_types *ty = &w->types[seed % (uint64_t)w->ntypes];
-    int pattern = (int)(seed / 7 % TL_PATTERNS), large = k % 2;
+    int pattern = (int)(seed / 7 % TL_PATTERNS), large = 0;
+#ifdef HRELAY_HAVE_MPI_LARGE_COUNT
+    large = k % 2;
+#endif
     long *units = malloc((size_t)p * p * sizeof *units);
     MPI_Count *sc = malloc((size_t)p * sizeof *sc), *rc = malloc((size_t)p * sizeof *rc);
     tl_pattern(pattern, p, seed, 0, units);
@@ -52,12 +55,15 @@ static void one_call(worker *w, MPI_Comm comm, int k)
     snprintf(what, sizeof what, "thread %d call %d: %s, %s, %s", w->id, k,
              large ? "MPI_Alltoallv_c" : "MPI_Alltoallv", tl_pattern_name(pattern), ty->name);
     int e1, e2;
+#ifdef HRELAY_HAVE_MPI_LARGE_COUNT
     if (large) {
         e1 = PMPI_Alltoallv_c(send.base, send.count, send.displ, ty->stype, ref.base, ref.count,
                               ref.displ, ty->rtype, comm);
         e2 = MPI_Alltoallv_c(send.base, send.count, send.displ, ty->stype, recv.base,
                              recv.count, recv.displ, ty->rtype, comm);
-    } else {
+    } else
+#endif
+    {
         e1 = PMPI_Alltoallv(send.base, send.icount, send.idispl, ty->stype, ref.base,
                             ref.icount, ref.idispl, ty->rtype, comm);
         e2 = MPI_Alltoallv(send.base, send.icount, send.idispl, ty->stype, recv.base,
