@@ -77,7 +77,24 @@ SHIM_EXPORT void ompi_alltoall_f(char *sendbuf, MPI_Fint *sendcount, MPI_Fint *s
         *ierr = (MPI_Fint)rc;
 }
 
-/* The mpif.h / `use mpi` names of both calls, in every spelling Open MPI exports. */
+/* MPI_INIT, MPI_INIT_THREAD, MPI_FINALIZE from Fortran: Open MPI's call PMPI_Init and
+ * PMPI_Finalize, so hrelay starts and stops itself around them (fortran_init.c). */
+SHIM_EXPORT void ompi_init_f(MPI_Fint *ierr)
+{
+    shim_fortran_init("ompi_init_f", ierr);
+}
+
+SHIM_EXPORT void ompi_init_thread_f(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
+{
+    shim_fortran_init_thread("ompi_init_thread_f", required, provided, ierr);
+}
+
+SHIM_EXPORT void ompi_finalize_f(MPI_Fint *ierr)
+{
+    shim_fortran_finalize("ompi_finalize_f", ierr);
+}
+
+/* The mpif.h / `use mpi` names, in every spelling Open MPI exports. */
 #define FORTRAN_ALIAS(name, target) \
     SHIM_EXPORT __typeof__(target) name __attribute__((alias(#target)));
 FORTRAN_ALIAS(mpi_alltoallv_, ompi_alltoallv_f)
@@ -88,3 +105,15 @@ FORTRAN_ALIAS(mpi_alltoall_, ompi_alltoall_f)
 FORTRAN_ALIAS(mpi_alltoall__, ompi_alltoall_f)
 FORTRAN_ALIAS(mpi_alltoall, ompi_alltoall_f)
 FORTRAN_ALIAS(MPI_ALLTOALL, ompi_alltoall_f)
+FORTRAN_ALIAS(mpi_init_, ompi_init_f)
+FORTRAN_ALIAS(mpi_init__, ompi_init_f)
+FORTRAN_ALIAS(mpi_init, ompi_init_f)
+FORTRAN_ALIAS(MPI_INIT, ompi_init_f)
+FORTRAN_ALIAS(mpi_init_thread_, ompi_init_thread_f)
+FORTRAN_ALIAS(mpi_init_thread__, ompi_init_thread_f)
+FORTRAN_ALIAS(mpi_init_thread, ompi_init_thread_f)
+FORTRAN_ALIAS(MPI_INIT_THREAD, ompi_init_thread_f)
+FORTRAN_ALIAS(mpi_finalize_, ompi_finalize_f)
+FORTRAN_ALIAS(mpi_finalize__, ompi_finalize_f)
+FORTRAN_ALIAS(mpi_finalize, ompi_finalize_f)
+FORTRAN_ALIAS(MPI_FINALIZE, ompi_finalize_f)

@@ -20,7 +20,8 @@ libhrelay_la_SOURCES += src/shim/fortran_ompi.c
 else
 libhrelay_la_SOURCES += src/shim/fortran_mpich.c
 endif
+libhrelay_la_SOURCES += src/shim/fortran_init.c
 EXTRA_libhrelay_la_SOURCES = src/shim/fortran_ompi.c src/shim/fortran_mpich.c
 libhrelay_la_LIBADD = libhrelay_exec.la libhrelay_plan.la $(LIBUNWIND_LIBS)
 libhrelay_la_LDFLAGS = -avoid-version \
-	-export-symbols-regex '^(MPI_|hrelay_|mpi_|ompi_alltoall)'
+	-export-symbols-regex '^(MPI_|hrelay_|mpi_|ompi_)'

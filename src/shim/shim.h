@@ -146,6 +146,20 @@ void shim_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 
 /* Prints "hrelay: warning: " + message + newline to stderr (on the calling rank). */
 void shim_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- Fortran entry points (fortran_init.c; fortran_ompi.c, fortran_mpich.c) ---- */
+
+/* The body of an exported Fortran MPI_Init whose library definition, `name` (found with
+ * dlsym(RTLD_NEXT)), calls PMPI_Init: runs it, then shim_startup if it succeeded; *ierr (if
+ * ierr is not NULL) is its result. */
+void shim_fortran_init(const char *name, MPI_Fint *ierr);
+
+/* The same for MPI_Init_thread (required, provided: the Fortran arguments). */
+void shim_fortran_init_thread(const char *name, MPI_Fint *required, MPI_Fint *provided,
+                              MPI_Fint *ierr);
+
+/* The same for MPI_Finalize: shim_shutdown (if active), then the library's `name`. */
+void shim_fortran_finalize(const char *name, MPI_Fint *ierr);
+
 /* ---- communicator records (comm_record.c) ---- */
 
 /* hrelay's state for one user intracommunicator, an attribute of it. */
@@ -239,10 +253,12 @@ int shim_check_alias(const shim_args *a);
 int shim_raise(const shim_args *a, int code);
 
 /* A call in which some rank's receive region is smaller than a message to it (every rank calls
- * this, after agreeing on it before any data moved): returns what the MPI library's own
- * exchange returns on this rank (it reports MPI_ERR_TRUNCATE on the truncated ranks and
- * completes elsewhere, without hanging). If `here` (this rank is truncated) and the error
- * handler aborts, aborts through shim_raise instead, naming hrelay. */
+ * this, after agreeing on it before any data moved). MPICH ABI family: returns what the MPI
+ * library's own exchange returns on this rank (it reports MPI_ERR_TRUNCATE on the truncated
+ * ranks and completes elsewhere, without hanging); if `here` (this rank is truncated) and the
+ * error handler aborts, aborts through shim_raise instead, naming hrelay. Open MPI (whose own
+ * MPI_Alltoall leaves the other ranks waiting forever): MPI_ERR_TRUNCATE on every rank through
+ * shim_raise, nothing written. */
 int shim_truncated_call(const shim_args *a, int here);
 
 /* ---- planning one call (prepare.c) ---- */

@@ -215,6 +215,9 @@ static void error_case(MPI_Comm comm, const char *what, int expect)
     int e = MPI_Alltoallv(sbuf, scounts, send.idispl, stype, rbuf, recv.icount, recv.idispl,
                           MPI_INT, comm), cls = -1;
     MPI_Error_class(e, &cls);
+#ifdef OPEN_MPI
+    trunc = 0; /* hrelay returns MPI_ERR_TRUNCATE on every rank (validate.c) */
+#endif
     if (trunc && me != culprit)
         expect = MPI_SUCCESS;
     if (cls != expect)
@@ -340,7 +343,11 @@ int main(int argc, char **argv)
         MPI_Comm_set_errhandler(errs, MPI_ERRORS_RETURN);
         error_case(errs, "truncation", MPI_ERR_TRUNCATE);
         error_case(errs, "negative count", MPI_ERR_COUNT);
+#ifdef OPEN_MPI
+        error_case(errs, "MPI_IN_PLACE as receive buffer", MPI_ERR_ARG); /* Open MPI's class */
+#else
         error_case(errs, "MPI_IN_PLACE as receive buffer", MPI_ERR_BUFFER);
+#endif
         error_case(errs, "MPI_DATATYPE_NULL", MPI_ERR_TYPE);
         error_case(errs, "uncommitted datatype", MPI_ERR_TYPE);
         error_case(errs, "NULL send buffer", MPI_ERR_BUFFER);

@@ -41,8 +41,11 @@ fortran_tests = tests/mpi/fortran_mpifh tests/mpi/fortran_usempi tests/mpi/fortr
 check_SCRIPTS += $(fortran_tests) tests/mpi/mpi-env.sh
 CLEANFILES += $(fortran_tests) tests/mpi/mpi-env.sh tests/mpi/*.mod
 fortran_build = $(MKDIR_P) tests/mpi && $(MPIFC) -cpp -Jtests/mpi -o $@
+# mpif.h declares no interfaces: gfortran would reject one buffer argument passed as an array
+# and as a scalar (MPI_IN_PLACE) in the same file
 tests/mpi/fortran_mpifh: $(srcdir)/tests/mpi/fortran_alltoallv.f90
-	$(AM_V_GEN)$(fortran_build) -DHR_MPIF_H $(srcdir)/tests/mpi/fortran_alltoallv.f90
+	$(AM_V_GEN)$(fortran_build) -DHR_MPIF_H -fallow-argument-mismatch \
+	  $(srcdir)/tests/mpi/fortran_alltoallv.f90
 tests/mpi/fortran_usempi: $(srcdir)/tests/mpi/fortran_alltoallv.f90
 	$(AM_V_GEN)$(fortran_build) $(srcdir)/tests/mpi/fortran_alltoallv.f90
 tests/mpi/fortran_f08: $(srcdir)/tests/mpi/fortran_alltoallv.f90
