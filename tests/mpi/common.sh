@@ -45,7 +45,13 @@ _hr_launch() {
     local -a genv=()
     [ "${HRELAY_MPI_FAMILY:-mpich}" = openmpi ] && genv+=(--oversubscribe)
     _hr_env UCX_TLS self,sm
-    if [ "$preload" = 1 ]; then
+    if [ -n "${HRELAY_ASAN_RT:-}" ]; then
+        # --enable-sanitizers: the ASan runtime must come first in the ranks' library list
+        _hr_env ASAN_OPTIONS "detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0"
+        _hr_env LSAN_OPTIONS "suppressions=$HRELAY_LSAN_SUPP:print_suppressions=0"
+        _hr_env UBSAN_OPTIONS "print_stacktrace=1:halt_on_error=1"
+        [ "$preload" = 1 ] && _hr_env LD_PRELOAD "$HRELAY_ASAN_RT:$HRELAY_LIB"
+    elif [ "$preload" = 1 ]; then
         _hr_env LD_PRELOAD "$HRELAY_LIB"
     fi
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do

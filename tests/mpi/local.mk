@@ -10,10 +10,15 @@
 #   errors.sh   erroneous calls: the error class MPI returns natively, on every rank, no hang
 #   threads.sh  MPI_THREAD_MULTIPLE: concurrent calls on different communicators
 #   large.sh    MPI_Alltoallv_c beyond 2^31 bytes: displacements, a 2 GiB message (2 ranks)
+#   valgrind.sh compare on 2 ranks under valgrind memcheck
 TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
-	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh
+	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh tests/mpi/valgrind.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh tests/mpi/large.sh \
+	tests/mpi/valgrind.sh tests/sanitizers/lsan.supp tests/sanitizers/valgrind.supp \
+	tests/fuzz/fuzz_plan.c tests/fuzz/seeds/text-3 tests/fuzz/seeds/direct-4 \
+	tests/fuzz/seeds/family-2 tests/fuzz/seeds/family-3 tests/fuzz/seeds/family-4 \
+	tests/fuzz/seeds/family-5 tests/fuzz/seeds/family-6 \
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
 check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/bench_window tests/mpi/errors \
@@ -56,4 +61,6 @@ tests/mpi/mpi-env.sh: Makefile
 	@$(MKDIR_P) tests/mpi
 	$(AM_V_GEN){ echo "MPIEXEC='$(MPIEXEC)'"; \
 	  echo "HRELAY_MPI_FAMILY='$(HRELAY_MPI_FAMILY)'"; \
+	  echo "HRELAY_ASAN_RT='$(HRELAY_ASAN_RT)'"; \
+	  echo "HRELAY_LSAN_SUPP='$(abs_top_srcdir)/tests/sanitizers/lsan.supp'"; \
 	  echo "HRELAY_LIB='$(abs_top_builddir)/.libs/libhrelay.so'"; } > $@
