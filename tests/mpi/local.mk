@@ -11,11 +11,13 @@
 #   threads.sh  MPI_THREAD_MULTIPLE: concurrent calls on different communicators
 #   large.sh    MPI_Alltoallv_c beyond 2^31 bytes: displacements, a 2 GiB message (2 ranks)
 #   valgrind.sh compare on 2 ranks under valgrind memcheck
+#   environment.sh  an invalid value on a rank other than 0: rank 0's settings win, one warning
 TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
-	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh tests/mpi/valgrind.sh
+	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh tests/mpi/valgrind.sh \
+	tests/mpi/environment.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh tests/mpi/large.sh \
-	tests/mpi/valgrind.sh tests/sanitizers/lsan.supp tests/sanitizers/valgrind.supp \
+	tests/mpi/valgrind.sh tests/mpi/environment.sh tests/sanitizers/lsan.supp tests/sanitizers/valgrind.supp \
 	tests/fuzz/fuzz_plan.c tests/fuzz/seeds/text-3 tests/fuzz/seeds/direct-4 \
 	tests/fuzz/seeds/family-2 tests/fuzz/seeds/family-3 tests/fuzz/seeds/family-4 \
 	tests/fuzz/seeds/family-5 tests/fuzz/seeds/family-6 \
