@@ -67,6 +67,8 @@ static shim_comm *record_create(MPI_Comm comm)
         rec->priv = priv;
         rec->p = p;
         rec->rank = rank;
+        rec->request = SHIM_REQUEST_ENV;
+        rec->last = -1;
         if (PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
             return rec;
     }

@@ -148,16 +148,9 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
     if ((v = env("HRELAY_DISABLE")) && parse_int(v, 0, 1, &cfg->disable))
         add_warning(warn, cap, "HRELAY_DISABLE=%s is not 0 or 1; using 0", v);
 
-    if ((v = env("HRELAY_ALGO"))) {
-        plan_algo a;
-        if (!strcmp(v, "auto"))
-            cfg->algo = PLAN_ALGO_DIRECT; /* the best family implemented so far */
-        else if (plan_algo_parse(v, &a) == 0)
-            cfg->algo = a;
-        else
-            add_warning(warn, cap, "HRELAY_ALGO=%s is not one of auto, %s; using direct", v,
-                        family_list());
-    }
+    if ((v = env("HRELAY_ALGO")) && shim_request_parse(v, &cfg->algo) != 0)
+        add_warning(warn, cap, "HRELAY_ALGO=%s is not one of auto, %s; using %s", v,
+                    family_list(), shim_request_name(cfg->algo));
 
     if ((v = env("HRELAY_VERBOSE")) && parse_int(v, 0, 2, &cfg->verbose)) {
         cfg->verbose = 0;

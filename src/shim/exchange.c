@@ -51,13 +51,15 @@ static uint64_t local_bytes(const shim_args *a, int p)
     return total;
 }
 
-/* The MPI library's own algorithm, accounted as "native". */
-static int run_native(const shim_args *a, double t0)
+/* The MPI library's own algorithm, accounted as "native" (and recorded in rec, if any). */
+static int run_native(const shim_args *a, shim_comm *rec, double t0)
 {
     int rc = shim_args_pmpi(a), p = 0;
     if (rc == MPI_SUCCESS && PMPI_Comm_size(a->comm, &p) == MPI_SUCCESS)
         shim_stats_add(shim_g.world, PLAN_ALGO_NATIVE, local_bytes(a, p), PMPI_Wtime() - t0, 0,
                        0);
+    if (rec)
+        rec->last = PLAN_ALGO_NATIVE;
     return rc;
 }
 
@@ -213,12 +215,8 @@ static int fall_back_to_direct(const shim_args *a, shim_comm *rec, const plan_ma
 }
 
 /* The planned path (see the file comment). */
-static int run_planned(const shim_args *a, double t0)
+static int run_planned(const shim_args *a, shim_comm *rec, plan_algo family, double t0)
 {
-    shim_comm *rec = shim_comm_get(a->comm);
-    if (!rec)
-        return run_native(a, t0);
-
     int p = rec->p, me = rec->rank, rc, dense;
     size_t stride = (size_t)p + HDR_WORDS;
     uint64_t *mine = rec->gather + (size_t)me * stride, size_gcd;
@@ -247,7 +245,7 @@ static int run_planned(const shim_args *a, double t0)
     int trunc_here = truncated(&m, &x);
     uint64_t flags[3] = {(uint64_t)trunc_here, 0, 0};
     if (!flags[0]) {
-        flags[1] = prepare(a, rec, &m, &x, shim_g.cfg.algo, &po, &cs) != 0;
+        flags[1] = prepare(a, rec, &m, &x, family, &po, &cs) != 0;
         flags[2] = cs.view ? exec_view_staging(cs.view) : 0;
     }
     rc = PMPI_Allreduce(MPI_IN_PLACE, flags, 3, MPI_UINT64_T, MPI_MAX, rec->priv);
@@ -261,7 +259,7 @@ static int run_planned(const shim_args *a, double t0)
     if (failed) {
         shim_call_free(&cs);
         shim_log(2, "%s on %d ranks: planning failed, native", shim_args_name(a), p);
-        return run_native(a, t0);
+        return run_native(a, rec, t0);
     }
 
     dump(rec, &cs.pl, &m);
@@ -281,6 +279,7 @@ static int run_planned(const shim_args *a, double t0)
         return shim_raise(a, rc);
 
     double t = PMPI_Wtime() - t0;
+    rec->last = (int)algo;
     shim_stats_add(shim_g.world, algo, bytes, t, modeled, 1);
     shim_log(2,
              "%s on %d ranks: %s, %zu steps, %llu bytes sent and %llu staging bytes on this rank, "
@@ -300,7 +299,13 @@ int shim_alltoall_any(const shim_args *a)
 
     shim_depth++;
     double t0 = PMPI_Wtime();
-    int rc = shim_g.cfg.algo == PLAN_ALGO_NATIVE ? run_native(a, t0) : run_planned(a, t0);
+    shim_comm *rec = shim_comm_get(a->comm);
+    int request = rec && rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
+    if (request == SHIM_AUTO)
+        request = PLAN_ALGO_DIRECT; /* until the cost model decides */
+    int rc = !rec || request == PLAN_ALGO_NATIVE
+                 ? run_native(a, rec, t0)
+                 : run_planned(a, rec, (plan_algo)request, t0);
     shim_depth--;
     return rc;
 }

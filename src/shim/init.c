@@ -130,7 +130,7 @@ void shim_startup(void)
     shim_log(1,
              "%s on %d ranks: algo=%s min_step=%llu window=%d grain=%s packet=%llu "
              "max_staging=%llu report=%s dump=%s",
-             HRELAY_VERSION_STRING, size, plan_algo_name(cfg.algo),
+             HRELAY_VERSION_STRING, size, shim_request_name(cfg.algo),
              (unsigned long long)cfg.min_step, cfg.window, grain, (unsigned long long)cfg.packet,
              (unsigned long long)cfg.max_staging, cfg.report[0] ? cfg.report : "-",
              cfg.dump[0] ? cfg.dump : "-");

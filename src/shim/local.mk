@@ -4,6 +4,7 @@ lib_LTLIBRARIES += libhrelay.la
 libhrelay_la_SOURCES = \
 	src/shim/shim.h \
 	src/shim/init.c \
+	src/shim/control.c \
 	src/shim/config.c \
 	src/shim/comm_record.c \
 	src/shim/alltoallv.c \

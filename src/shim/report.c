@@ -76,7 +76,7 @@ int shim_report_write(const char *path, const shim_config *cfg, const shim_stats
     fputs(", \"mpi_library\": ", f);
     json_string(f, lib);
     fprintf(f, ", \"ranks\": %d,\n \"config\": {\"algo\": ", ranks);
-    json_string(f, plan_algo_name(cfg->algo));
+    json_string(f, shim_request_name(cfg->algo));
     fprintf(f, ", \"min_step_bytes\": %llu, \"window\": %d, \"verbose\": %d, \"report\": ",
             (unsigned long long)cfg->min_step, cfg->window, cfg->verbose);
     json_path(f, cfg->report);

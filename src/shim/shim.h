@@ -37,10 +37,20 @@ enum { SHIM_TAG_PLAN = 1 };
  * to a multiple of the type size (at least one element). */
 #define SHIM_DENSE_GRAIN ((uint64_t)4096)
 
+/* A request for how to run calls: a plan_algo value (native or a family), or SHIM_AUTO (the
+ * cost model chooses). SHIM_REQUEST_ENV in a communicator record: what HRELAY_ALGO says. */
+enum { SHIM_AUTO = PLAN_ALGO_COUNT, SHIM_REQUEST_ENV = -1 };
+
+/* Parses an HRELAY_ALGO value ("auto" or a family name) into a request. Returns 0, or -1. */
+int shim_request_parse(const char *name, int *request);
+
+/* The name of a request: "auto" or the family's name. */
+const char *shim_request_name(int request);
+
 /* Settings from the HRELAY_* environment, read on rank 0 and broadcast (plain bytes). */
 typedef struct shim_config {
     int disable;              /* HRELAY_DISABLE=1: pure pass-through */
-    plan_algo algo;           /* HRELAY_ALGO: native or any schedule family */
+    int algo;                 /* HRELAY_ALGO: a request (SHIM_AUTO, native or a family) */
     int verbose;              /* HRELAY_VERBOSE: 0, 1, 2 */
     int window;               /* HRELAY_WINDOW: operations in flight in exec */
     uint64_t min_step;        /* HRELAY_MIN_STEP: plan_direct_opts.min_step_bytes */
@@ -166,6 +176,8 @@ void shim_fortran_finalize(const char *name, MPI_Fint *ierr);
 typedef struct shim_comm {
     MPI_Comm priv;      /* private duplicate (errors return) for all of hrelay's traffic */
     int p, rank;
+    int request;        /* hrelay_set_algorithm's request, or SHIM_REQUEST_ENV */
+    int last;           /* plan_algo of the family that ran the last call; -1 before any */
     uint64_t *gather;   /* p * (p + 2) words: gathered rows, then the p x p matrix */
     MPI_Count *scount, *rcount; /* normalised counts of the current call */
     MPI_Aint *sdispl, *rdispl;  /* normalised displacements in bytes */

@@ -7,28 +7,32 @@
 #   families.sh the same for every other schedule family, element-cutting grains and packets
 #   fortran.sh  MPI_ALLTOALLV / MPI_ALLTOALL from Fortran are rescheduled and right
 #   report.sh   environment variables and what the report counts
+#   control.sh  the tool API of hrelay.h (hrelay_set_algorithm, hrelay_last_algorithm)
 #   errors.sh   erroneous calls: the error class MPI returns natively, on every rank, no hang
 #   threads.sh  MPI_THREAD_MULTIPLE: concurrent calls on different communicators
 #   large.sh    MPI_Alltoallv_c beyond 2^31 bytes: displacements, a 2 GiB message (2 ranks)
 #   valgrind.sh compare on 2 ranks under valgrind memcheck
 #   environment.sh  an invalid value on a rank other than 0: rank 0's settings win, one warning
 TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
-	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh tests/mpi/valgrind.sh \
-	tests/mpi/environment.sh
+	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/errors.sh tests/mpi/threads.sh \
+	tests/mpi/valgrind.sh tests/mpi/environment.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
-	tests/mpi/report.sh tests/mpi/errors.sh tests/mpi/threads.sh tests/mpi/large.sh \
-	tests/mpi/valgrind.sh tests/mpi/environment.sh tests/sanitizers/lsan.supp tests/sanitizers/valgrind.supp \
+	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/errors.sh tests/mpi/threads.sh \
+	tests/mpi/large.sh tests/mpi/valgrind.sh tests/mpi/environment.sh \
+	tests/sanitizers/lsan.supp tests/sanitizers/valgrind.supp \
 	tests/fuzz/fuzz_plan.c tests/fuzz/seeds/text-3 tests/fuzz/seeds/direct-4 \
 	tests/fuzz/seeds/family-2 tests/fuzz/seeds/family-3 tests/fuzz/seeds/family-4 \
 	tests/fuzz/seeds/family-5 tests/fuzz/seeds/family-6 \
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
-check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/bench_window tests/mpi/errors \
-	tests/mpi/threads
+check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/bench_window tests/mpi/control \
+	tests/mpi/errors tests/mpi/threads
 tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/plans.c tests/mpi/plans.h \
 	tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_test_exec_LDADD = libhrelay_exec.la libhrelay_plan.la
 tests_mpi_compare_SOURCES = tests/mpi/compare.c tests/mpi/testlib.c tests/mpi/testlib.h
+tests_mpi_control_SOURCES = tests/mpi/control.c
+tests_mpi_control_LDADD = -ldl
 tests_mpi_errors_SOURCES = tests/mpi/errors.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_SOURCES = tests/mpi/threads.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_LDADD = -lpthread
