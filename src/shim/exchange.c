@@ -231,7 +231,7 @@ static int run_planned(const shim_args *a, shim_comm *rec, plan_algo family, dou
     int own = status;
     if ((status = gathered_status_and_compact(rec->gather, p, &size_gcd, &dense)) ==
         SHIM_STATUS_NATIVE)
-        return run_native(a, t0);
+        return run_native(a, rec, t0);
     if (status != 0) /* this rank's own error, else the lowest erroneous rank's */
         return shim_raise(a, own > 0 ? own : status);
 
