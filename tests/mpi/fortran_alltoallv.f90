@@ -84,6 +84,7 @@ program fortran_alltoallv
       print '(a,i0,a)', 'fortran: FAIL: ', nbad, ' wrong values'
     end if
   end if
+  deallocate(scounts, sdispls, rcounts, rdispls, sbuf, rbuf, sa, ra)
   call MPI_Finalize(ierr)
   if (nbad /= 0) stop 1
 
