@@ -11,7 +11,7 @@ bench_alltoallv_bench_SOURCES = bench/alltoallv_bench.c bench/bench.h bench/opti
 	bench/measure.c bench/rate.c bench/stats.c bench/output.c
 bench_alltoallv_bench_LDADD = -ldl -lm
 
-dist_noinst_SCRIPTS += scripts/bench
+dist_noinst_SCRIPTS += scripts/bench bench/plot.sh bench/summary.sh
 EXTRA_DIST += docs/performance
 
 bench: bench/alltoallv_bench$(EXEEXT)

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# summary.sh TABLE.CSV OUTPUT.TXT [--invocation TEXT] [--command TEXT] [--started TEXT]
+#            [--load TEXT] [--ucx-tls TEXT] [--launcher TEXT] [--note TEXT] [--srcdir DIR]
+# Prints the README.md of a benchmark run (scripts/bench): the commands, the machine, the CPU
+# use, the median ratios to native and to the lower bound per pattern and size, what auto
+# ran, hrelay's per-call overhead at the smallest size, and the plots.
+set -euo pipefail
+
+if [[ $# -lt 2 || $1 == -h || $1 == --help ]]; then
+    sed -n '2,6s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    [[ $# -ge 1 && ($1 == -h || $1 == --help) ]] && exit 0
+    exit 2
+fi
+csv=$1
+text=$2
+shift 2
+declare -A opt=([invocation]= [command]= [started]= [load]= [ucx-tls]= [launcher]= [note]=
+    [srcdir]=.)
+while [[ $# -ge 2 ]]; do
+    key=${1#--}
+    [[ -n ${opt[$key]+set} ]] || { echo "summary.sh: unknown option $1" >&2; exit 2; }
+    opt[$key]=$2
+    shift 2
+done
+[[ $# -eq 0 ]] || { echo "summary.sh: option $1 needs a value" >&2; exit 2; }
+
+# table COLUMN FORMAT: one markdown table per pattern: rows = sizes, columns = algorithms, cells
+# = column COLUMN of the CSV (printf FORMAT), "n/a" where the family handed the pattern on.
+table() {
+    awk -F, -v col="$1" -v fmt="$2" '
+    NR == 1 { next }
+    !seenp[$1]++ { pats[np++] = $1 }
+    !seena[$1, $4]++ { algs[$1, na[$1]++] = $4 }
+    !seens[$1, $3]++ { sizes[$1, ns[$1]++] = $3 }
+    { cell[$1, $3, $4] = ($6 == "ok" && $col != "") ? sprintf(fmt, $col) : $6 }
+    function human(b) {
+        if (b >= 1048576 && b % 1048576 == 0) return (b / 1048576) " MiB"
+        if (b >= 1024 && b % 1024 == 0) return (b / 1024) " KiB"
+        return b " B"
+    }
+    END {
+        for (i = 0; i < np; i++) {
+            p = pats[i]
+            printf "\n**%s**\n\n| bytes per rank |", p
+            for (a = 0; a < na[p]; a++) printf " %s |", algs[p, a]
+            printf "\n|---|"
+            for (a = 0; a < na[p]; a++) printf "---:|"
+            printf "\n"
+            for (s = 0; s < ns[p]; s++) {
+                printf "| %s |", human(sizes[p, s])
+                for (a = 0; a < na[p]; a++) printf " %s |", cell[p, sizes[p, s], algs[p, a]]
+                printf "\n"
+            }
+        }
+    }' "$csv"
+}
+
+# What auto ran, and the per-call overhead at each pattern's smallest size, in microseconds.
+auto_and_overhead() {
+    awk -F, '
+    NR == 1 { next }
+    !seenp[$1]++ { pats[np++] = $1; small[$1] = $3 }
+    $3 < small[$1] { small[$1] = $3 }
+    $4 == "auto" { ran[$1] = ran[$1] (ran[$1] == "" ? "" : ", ") $3 ": " $5 }
+    $6 == "ok" { med[$1, $3, $4] = $8 }
+    function diff(p, a, b) {
+        s = small[p]
+        if (!((p, s, a) in med) || !((p, s, b) in med)) return "-"
+        return sprintf("%+.1f", 1e6 * (med[p, s, a] - med[p, s, b]))
+    }
+    END {
+        print "\n## What auto ran (bytes per rank: family)\n"
+        for (i = 0; i < np; i++) printf "- %s: %s\n", pats[i], ran[pats[i]]
+        print "\n## Per-call overhead at the smallest size (median microseconds, same run)\n"
+        print "| pattern | bytes per rank | native - pmpi | direct - native | auto - native |"
+        print "|---|---:|---:|---:|---:|"
+        for (i = 0; i < np; i++) {
+            p = pats[i]
+            printf "| %s | %d | %s | %s | %s |\n", p, small[p], diff(p, "native", "pmpi"),
+                diff(p, "direct", "native"), diff(p, "auto", "native")
+        }
+    }' "$csv"
+}
+
+name=$(basename "$(dirname "$(readlink -f "$csv")")")
+echo "# Benchmark run: $name"
+echo
+echo "MPI_Alltoallv timed side by side by bench/alltoallv_bench (method: [../README.md](../README.md))."
+echo "Started ${opt[started]}."
+[[ -z ${opt[note]} ]] || { echo; echo "${opt[note]}"; }
+cat <<EOF
+
+## Commands
+
+\`\`\`
+${opt[invocation]}
+\`\`\`
+
+which ran (launcher: ${opt[launcher]}):
+
+\`\`\`
+${opt[command]}
+\`\`\`
+
+## Machine
+
+EOF
+echo "- hrelay: $(git -C "${opt[srcdir]}" describe --always --dirty 2>/dev/null || echo unknown)"
+echo "- MPI: $(grep -m1 '^# [0-9]* ranks' "$text" | sed 's/^# //' | tr -s '\t' ' ')"
+echo "- MPICH: $(mpichversion 2>/dev/null | awk -F'\t' '/Version|Device/ {gsub(/ +/, " "); printf "%s%s", sep, $0; sep = "; "}' || echo unknown)"
+echo "- UCX: $(dpkg-query -W -f='${Version}' libucx0 2>/dev/null || echo unknown); UCX_TLS for the ranks: ${opt[ucx-tls]}"
+echo "- kernel: $(uname -srm); load average before -> after the run: ${opt[load]}"
+echo
+echo '```'
+lscpu 2>/dev/null | grep -E '^(Architecture|CPU\(s\)|Model name|Thread|Core|Socket|NUMA node\(s\)|L[123]|Hypervisor|Virtualization type)' || echo "lscpu not available"
+echo '```'
+echo
+echo "## Lower bound and CPU use"
+echo
+grep -m1 '^# link rate' "$text" | sed 's/^# /- /'
+grep -m1 '^# CPU use of the run' "$text" | sed 's/^# /- /'
+grep -m1 -E '^# (every checked|RESULTS DIFFERED)' "$text" | sed 's/^# /- /'
+grep '^== .*: not run: ' "$text" | sed 's/^== /- not run: /; s/: not run: /: /' || true
+echo "- the \`cpu_use\` column of table.csv: CPU seconds of all ranks (user + sys) over the wall"
+echo "  time of that algorithm's calls, i.e. busy cores"
+echo
+echo "## Median time / native (below 1: faster than MPI's own MPI_Alltoallv)"
+table 14 "%.2f"
+echo
+echo "## Median time / lower bound"
+table 15 "%.2f"
+auto_and_overhead
+echo
+echo "## Plots"
+echo
+for png in "$(dirname "$csv")"/*.png; do
+    [[ -e $png ]] || continue
+    echo "![$(basename "$png" .png)]($(basename "$png"))"
+done
+echo
+echo "Files: table.csv, table.json (every row: median, q1, q3, min, bound, ratios, CPU use),"
+echo "output.txt (the benchmark's text tables)."
