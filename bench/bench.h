@@ -138,7 +138,8 @@ const char *bench_ran(const bench_hrelay *h, int c, MPI_Comm comm);
 /* ---- link rate and lower bound (rate.c) ---- */
 
 /* Collective: the link rate in bits/s between ranks 0 and 1 for messages of `bytes`, the
- * median of several runs: bidirectional MPI_Sendrecv (full duplex: the rate of each direction
+ * fastest of several runs (the link can do at least that, so the bound stays a lower bound
+ * when other work slows some runs): bidirectional MPI_Sendrecv (full duplex: the rate of each direction
  * while both are busy) or one-way streaming with an empty reply (half duplex). Describes the
  * measurement in how. The same value on every rank; 0 if it could not be measured. */
 double bench_measure_rate(uint64_t bytes, int half_duplex, MPI_Comm comm, char *how, size_t cap);

@@ -172,33 +172,37 @@ static const char *status_of(const check_result *r, const bench_candidate *cd)
 }
 
 /* The timed rounds of the candidates active[0 .. na) (indices into opts->candidates): on rank
- * 0, t[k * reps + r] (max over ranks), cpu[k * reps + r] (sum over ranks) and ran[k * reps + r]
- * (rank 0's). Returns 0, or -1 if memory ran out (on some rank: then on every rank). */
+ * 0, t[i] (the call's seconds, max over ranks), cpu[i] (CPU seconds of all ranks around it)
+ * and span[i] (the seconds those CPU readings spanned, max over ranks) for i = k * reps + r,
+ * and ran[i] (rank 0's). Returns 0, or -1 if memory ran out (on some rank: then on every
+ * rank). */
 static int timed_rounds(bench_ctx *ctx, bench_exchange *x, const int *active, int na, double *t,
-                        double *cpu, int *ran)
+                        double *cpu, double *span, int *ran)
 {
     int reps = ctx->opts->reps, total = na * reps;
-    double *lt = malloc(sizeof *lt * (size_t)total), *lc = malloc(sizeof *lc * (size_t)total);
-    int ok = lt && lc, all_ok;
+    double *lt = malloc(sizeof *lt * (size_t)total * 3), *lc = lt + total, *ls = lc + total;
+    int ok = lt != NULL, all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
     for (int r = 0; all_ok && r < reps; r++)
         for (int step = 0; step < na; step++) {
-            int k = (r + step) % na, c = ctx->opts->candidates[active[k]];
+            int k = (r + step) % na, c = ctx->opts->candidates[active[k]], i = k * reps + r;
             bench_select(ctx->hrelay, c, ctx->comm);
             MPI_Barrier(ctx->comm);
-            double c0 = bench_cpu_now(), t0 = MPI_Wtime();
+            /* the CPU clock is a system call: read it outside the timed span */
+            double w0 = MPI_Wtime(), c0 = bench_cpu_now(), t0 = MPI_Wtime();
             bench_call(c, x, ctx->comm);
-            double t1 = MPI_Wtime(), c1 = bench_cpu_now();
-            lt[k * reps + r] = t1 - t0;
-            lc[k * reps + r] = c1 - c0;
-            ran[k * reps + r] = ran_index(bench_ran(ctx->hrelay, c, ctx->comm));
+            double t1 = MPI_Wtime(), c1 = bench_cpu_now(), w1 = MPI_Wtime();
+            lt[i] = t1 - t0;
+            lc[i] = c1 - c0;
+            ls[i] = w1 - w0;
+            ran[i] = ran_index(bench_ran(ctx->hrelay, c, ctx->comm));
         }
     if (all_ok) {
         MPI_Reduce(lt, t, total, MPI_DOUBLE, MPI_MAX, 0, ctx->comm);
         MPI_Reduce(lc, cpu, total, MPI_DOUBLE, MPI_SUM, 0, ctx->comm);
+        MPI_Reduce(ls, span, total, MPI_DOUBLE, MPI_MAX, 0, ctx->comm);
     }
     free(lt);
-    free(lc);
     return all_ok ? 0 : -1;
 }
 
@@ -220,7 +224,8 @@ static void ran_summary(const int *ran, int n, char *out, size_t cap)
 /* Fills the rows (rank 0) from the checks and the timed rounds. */
 static void fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
                       const uint64_t *m, const check_result *res, const int *active, int na,
-                      double *t, const double *cpu, const int *ran, bench_row *rows)
+                      double *t, const double *cpu, const double *span, const int *ran,
+                      bench_row *rows)
 {
     const bench_opts *o = ctx->opts;
     int reps = o->reps, native = -1;
@@ -240,7 +245,7 @@ static void fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
         bench_row *row = &rows[active[a]];
         double wall = 0, busy = 0;
         for (int r = 0; r < reps; r++) {
-            wall += t[a * reps + r];
+            wall += span[a * reps + r];
             busy += cpu[a * reps + r];
         }
         row->cpu_use = wall > 0 ? busy / wall : NAN;
@@ -281,16 +286,15 @@ int bench_measure(bench_ctx *ctx, const char *pattern, uint64_t bytes, const uin
     }
 
     size_t total = (size_t)na * (size_t)o->reps;
-    double *t = malloc(sizeof *t * (total + 1)), *cpu = malloc(sizeof *cpu * (total + 1));
+    double *t = malloc(sizeof *t * (total + 1) * 3), *cpu = t + total + 1, *span = cpu + total + 1;
     int *ran = malloc(sizeof *ran * (total + 1));
-    ok = t && cpu && ran;
+    ok = t && ran;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
     if (all_ok && na > 0)
-        all_ok = timed_rounds(ctx, &x, active, na, t, cpu, ran) == 0;
+        all_ok = timed_rounds(ctx, &x, active, na, t, cpu, span, ran) == 0;
     if (all_ok && ctx->rank == 0)
-        fill_rows(ctx, pattern, bytes, m, res, active, na, t, cpu, ran, rows);
+        fill_rows(ctx, pattern, bytes, m, res, active, na, t, cpu, span, ran, rows);
     free(t);
-    free(cpu);
     free(ran);
     exchange_free(&x);
     return all_ok ? wrong : -1;
