@@ -19,7 +19,8 @@ trap 'rm -rf "$tmp"' EXIT
 
 # The CSV's columns (alltoallv_bench): 1 pattern, 2 ranks, 3 bytes_per_rank, 4 algorithm,
 # 5 ran, 6 status, 8 median_s, 9 q1_s, 10 q3_s, 12 lower_bound_s.
-for pattern in $(awk -F, 'NR > 1 && !seen[$1]++ {print $1}' "$csv"); do
+awk -F, 'NR > 1 && !seen[$1]++ {print $1}' "$csv" >"$tmp/patterns"
+while IFS= read -r pattern; do
     rm -f "$tmp"/*.dat
     awk -F, -v p="$pattern" -v d="$tmp" 'NR > 1 && $1 == p {
         if ($6 == "ok") print $3, $8, $9, $10 > (d "/" $4 ".dat")
@@ -49,5 +50,5 @@ for pattern in $(awk -F, 'NR > 1 && !seen[$1]++ {print $1}' "$csv"); do
         printf ', \\\n  %s' "${plot[@]:1}"
         echo
     } >"$tmp/plot.gp"
-    gnuplot "$tmp/plot.gp"
-done
+    gnuplot "$tmp/plot.gp" </dev/null
+done <"$tmp/patterns"

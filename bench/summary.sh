@@ -14,7 +14,7 @@ fi
 csv=$1
 text=$2
 shift 2
-declare -A opt=([invocation]= [command]= [started]= [load]= [ucx-tls]= [launcher]= [note]=
+declare -A opt=([invocation]="" [command]="" [started]="" [load]="" [ucx-tls]="" [launcher]="" [note]=""
     [srcdir]=.)
 while [[ $# -ge 2 ]]; do
     key=${1#--}

@@ -6,6 +6,7 @@
 # the walker-otto pattern ran the walker-otto family and auto ran something, that the JSON
 # parses and lists the skipped pattern, and that a corrupted result (--inject-error) is caught
 # (exit 1, MISMATCH). Timings on these sizes mean nothing; see scripts/bench.
+# shellcheck source=tests/mpi/common.sh
 . "${srcdir:-.}/tests/mpi/common.sh"
 bench=./bench/alltoallv_bench
 csv=$HR_TMP/smoke.csv
