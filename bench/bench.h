@@ -173,7 +173,8 @@ typedef struct bench_row {
     uint64_t bytes_per_rank;
     const char *algorithm;
     char ran[96];       /* what executed the timed calls ("direct", "native+direct", ...) */
-    const char *status; /* "ok", "n/a" (the family handed the pattern on), "WRONG", "no-hrelay" */
+    const char *status; /* "ok", "n/a" (the family handed the pattern on), "WRONG", "no-hrelay",
+                           "refused" (hrelay does not know the family) */
     int reps;
     bench_quantiles t;  /* seconds, max over ranks per call */
     double cpu_use;     /* CPU seconds of all ranks over wall seconds, during these calls */

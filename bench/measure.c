@@ -114,6 +114,7 @@ typedef struct check_result {
     int wrong;   /* result differed from PMPI's on some rank, or the call failed */
     int ran;     /* ran_index of what executed it (rank 0's) */
     int skipped; /* not run: needs hrelay, which is not loaded */
+    int refused; /* hrelay_set_algorithm refused the name (same on every rank) */
 } check_result;
 
 /* The checked call of every candidate; res[k] for opts->candidates[k]. Collective. */
@@ -132,10 +133,12 @@ static void check_all(bench_ctx *ctx, bench_exchange *x, const char *pattern, ui
             res[k].skipped = 1;
             continue;
         }
+        if (bench_select(ctx->hrelay, c, ctx->comm) != 0) {
+            res[k].refused = 1;
+            continue;
+        }
         memset(x->rbuf, POISON, sizeof *x->rbuf * x->rn);
-        int rc = bench_select(ctx->hrelay, c, ctx->comm);
-        if (rc == 0)
-            rc = bench_call(c, x, ctx->comm);
+        int rc = bench_call(c, x, ctx->comm);
         const char *name = bench_ran(ctx->hrelay, c, ctx->comm);
         ran[k] = ran_index(name);
         if (o->inject_error && !ctx->injected && cd->family) {
@@ -157,6 +160,11 @@ static void check_all(bench_ctx *ctx, bench_exchange *x, const char *pattern, ui
         res[k].wrong = wrong[k];
         res[k].ran = ran[k];
     }
+    /* refusing a name is local: agree (a rank that refused did not call) */
+    for (int k = 0; k < n; k++)
+        if (res[k].refused)
+            fprintf(stderr, "alltoallv_bench: rank %d: hrelay refused the family %s\n", ctx->rank,
+                    bench_candidates[o->candidates[k]].name);
 }
 
 /* The status of a candidate after its check. */
@@ -164,6 +172,8 @@ static const char *status_of(const check_result *r, const bench_candidate *cd)
 {
     if (r->skipped)
         return "no-hrelay";
+    if (r->refused)
+        return "refused";
     if (r->wrong)
         return "WRONG";
     if (cd->family && strcmp(ran_name(r->ran), cd->name))
@@ -239,7 +249,8 @@ static void fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
                            .t = {NAN, NAN, NAN, NAN, NAN}, .cpu_use = NAN,
                            .bound_bytes = bound, .bound_s = bound_s, .ratio_native = NAN,
                            .ratio_bound = NAN};
-        snprintf(row->ran, sizeof row->ran, "%s", res[k].skipped ? "" : ran_name(res[k].ran));
+        snprintf(row->ran, sizeof row->ran, "%s",
+                 res[k].skipped || res[k].refused ? "" : ran_name(res[k].ran));
     }
     for (int a = 0; a < na; a++) {
         bench_row *row = &rows[active[a]];
