@@ -55,31 +55,53 @@ table() {
     }' "$csv"
 }
 
-# What auto ran, and the per-call overhead at each pattern's smallest size, in microseconds.
+# What auto ran, and the per-call overhead at each pattern's smallest size, in microseconds:
+# differences of medians, and of minima (the least disturbed call of each).
 auto_and_overhead() {
     awk -F, '
     NR == 1 { next }
     !seenp[$1]++ { pats[np++] = $1; small[$1] = $3 }
     $3 < small[$1] { small[$1] = $3 }
     $4 == "auto" { ran[$1] = ran[$1] (ran[$1] == "" ? "" : ", ") $3 ": " $5 }
-    $6 == "ok" { med[$1, $3, $4] = $8 }
+    $6 == "ok" { med[$1, $3, $4] = $8; low[$1, $3, $4] = $11 }
     function diff(p, a, b) {
         s = small[p]
-        if (!((p, s, a) in med) || !((p, s, b) in med)) return "-"
-        return sprintf("%+.1f", 1e6 * (med[p, s, a] - med[p, s, b]))
+        if (!((p, s, a) in med) || !((p, s, b) in med)) return "- | -"
+        return sprintf("%+.1f | %+.1f", 1e6 * (med[p, s, a] - med[p, s, b]),
+                       1e6 * (low[p, s, a] - low[p, s, b]))
     }
     END {
         print "\n## What auto ran (bytes per rank: family)\n"
         for (i = 0; i < np; i++) printf "- %s: %s\n", pats[i], ran[pats[i]]
-        print "\n## Per-call overhead at the smallest size (median microseconds, same run)\n"
-        print "| pattern | bytes per rank | native - pmpi | direct - native | auto - native |"
-        print "|---|---:|---:|---:|---:|"
+        print "\n## Per-call overhead at the smallest size (microseconds, same run)\n"
+        print "Differences of medians, then of minima (the least disturbed call of each)."
+        print "`native - pmpi` is what intercepting costs when hrelay steps aside; `direct - native`"
+        print "and `auto - native` what a planned call costs over MPI'"'"'s own at that size.\n"
+        print "| pattern | bytes per rank | native - pmpi: median | min | direct - native: median | min | auto - native: median | min |"
+        print "|---|---:|---:|---:|---:|---:|---:|---:|"
         for (i = 0; i < np; i++) {
             p = pats[i]
             printf "| %s | %d | %s | %s | %s |\n", p, small[p], diff(p, "native", "pmpi"),
                 diff(p, "direct", "native"), diff(p, "auto", "native")
         }
     }' "$csv"
+}
+
+# The patterns and sizes the benchmark did not run, one line per pattern and reason.
+not_run() {
+    sed -n 's/^== \(.*\), \([0-9]*\) bytes per rank: not run: \(.*\)$/\1|\3|\2/p' "$1" |
+        awk -F'|' '{k = $1 ": " $2; if (!(k in sz)) order[n++] = k; sz[k] = sz[k] (sz[k] == "" ? "" : ", ") $3}
+            END {for (i = 0; i < n; i++) printf "- not run: %s (bytes per rank: %s)\n", order[i], sz[order[i]]}'
+}
+
+# The commit of the source tree, "+ changes" if files outside docs/performance differ from it.
+source_version() {
+    local v
+    v=$(git -C "$1" rev-parse --short HEAD 2>/dev/null) || { echo unknown; return; }
+    if [[ -n $(git -C "$1" status --porcelain -- . ':!docs/performance' 2>/dev/null) ]]; then
+        v+=" + uncommitted changes"
+    fi
+    echo "$v"
 }
 
 name=$(basename "$(dirname "$(readlink -f "$csv")")")
@@ -105,7 +127,7 @@ ${opt[command]}
 ## Machine
 
 EOF
-echo "- hrelay: $(git -C "${opt[srcdir]}" describe --always --dirty 2>/dev/null || echo unknown)"
+echo "- hrelay: commit $(source_version "${opt[srcdir]}")"
 echo "- MPI: $(grep -m1 '^# [0-9]* ranks' "$text" | sed 's/^# //' | tr -s '\t' ' ')"
 echo "- MPICH: $(mpichversion 2>/dev/null | awk -F'\t' '/Version|Device/ {gsub(/ +/, " "); printf "%s%s", sep, $0; sep = "; "}' || echo unknown)"
 echo "- UCX: $(dpkg-query -W -f='${Version}' libucx0 2>/dev/null || echo unknown); UCX_TLS for the ranks: ${opt[ucx-tls]}"
@@ -120,7 +142,7 @@ echo
 grep -m1 '^# link rate' "$text" | sed 's/^# /- /'
 grep -m1 '^# CPU use of the run' "$text" | sed 's/^# /- /'
 grep -m1 -E '^# (every checked|RESULTS DIFFERED)' "$text" | sed 's/^# /- /'
-grep '^== .*: not run: ' "$text" | sed 's/^== /- not run: /; s/: not run: /: /' || true
+not_run "$text"
 echo "- the \`cpu_use\` column of table.csv: CPU seconds of all ranks (user + sys) over the wall"
 echo "  time of that algorithm's calls, i.e. busy cores"
 echo
