@@ -87,6 +87,70 @@ auto_and_overhead() {
     }' "$csv"
 }
 
+# The targets of issue 5, evaluated on this run (they are stated for 16 emulated hosts at
+# 100-400 Mbit/s; elsewhere they are indications). $2: 1 for a half-duplex run.
+targets() {
+    awk -F, -v half="$2" '
+    NR == 1 { next }
+    $6 == "ok" { med[$1, $3, $4] = $8; rb[$1, $3, $4] = $15 }
+    !seenp[$1]++ { pats[np++] = $1 }
+    !seens[$1, $3]++ { sizes[$1, ns[$1]++] = $3 }
+    function has(p, s, a) { return (p, s, a) in med }
+    END {
+        big = 1048576
+        printf "\n## Targets (issue 5) on this run\n\n"
+        printf "Stated for 16 emulated hosts, full duplex, 100-400 Mbit/s, at >= 1 MiB per rank; on other\n"
+        printf "runs an indication only. Computed from table.csv by bench/summary.sh.\n\n"
+        worst = 0; wp = ""; n1 = 0
+        for (i = 0; i < np; i++) for (k = 0; k < ns[pats[i]]; k++) {
+            p = pats[i]; s = sizes[p, k]
+            if (s < big || !has(p, s, "auto") || rb[p, s, "auto"] == "") continue
+            n1++
+            if (rb[p, s, "auto"] + 0 > worst) { worst = rb[p, s, "auto"] + 0; wp = p " at " s }
+        }
+        if (n1) printf "- auto within 1.15x of the lower bound at >= 1 MiB: worst %.2fx (%s): %s\n",
+            worst, wp, worst <= 1.15 ? "met" : "missed"
+        else printf "- auto within 1.15x of the lower bound at >= 1 MiB: no such rows\n"
+        n2 = 0; miss2 = ""
+        for (i = 0; i < np; i++) for (k = 0; k < ns[pats[i]]; k++) {
+            p = pats[i]; s = sizes[p, k]
+            if (s < big || !has(p, s, "native") || !has(p, s, "auto") || rb[p, s, "native"] + 0 <= 1.5) continue
+            n2++
+            sp = med[p, s, "native"] / med[p, s, "auto"]
+            if (sp < 1.4) miss2 = miss2 sprintf(" %s at %s (%.2fx);", p, s, sp)
+        }
+        if (n2 == 0) v2 = "no such case"
+        else if (miss2 == "") v2 = "met"
+        else v2 = "missed:" miss2
+        printf "- where native is above 1.5x the bound (>= 1 MiB, %d cases), auto >= 1.4x faster: %s\n", n2, v2
+        n3 = 0; miss3 = ""; nm3 = 0
+        for (i = 0; i < np; i++) for (k = 0; k < ns[pats[i]]; k++) {
+            p = pats[i]; s = sizes[p, k]
+            if (!has(p, s, "native") || !has(p, s, "auto")) continue
+            n3++
+            r = med[p, s, "auto"] / med[p, s, "native"]
+            if (r > 1.05) { nm3++; if (nm3 <= 12) miss3 = miss3 sprintf(" %s at %s (%.2fx);", p, s, r) }
+        }
+        if (n3 == 0) v3 = "no rows"
+        else if (nm3 == 0) v3 = sprintf("met (%d pattern/size pairs)", n3)
+        else v3 = sprintf("missed in %d of %d pattern/size pairs:%s%s", nm3, n3, miss3, nm3 > 12 ? " ..." : "")
+        printf "- auto never more than 5%% slower than native: %s\n", v3
+        if (half != 1) {
+            printf "- half duplex, three-cycles, forward >= 1.15x faster than the best direct schedule: not a half-duplex run\n"
+        } else {
+            line = ""
+            for (k = 0; k < ns["three-cycles"]; k++) {
+                s = sizes["three-cycles", k]; best = 0
+                split("direct stepwise greedy", fam, " ")
+                for (f = 1; f <= 3; f++) if (has("three-cycles", s, fam[f]) && (best == 0 || med["three-cycles", s, fam[f]] < best)) best = med["three-cycles", s, fam[f]]
+                if (best > 0 && has("three-cycles", s, "forward"))
+                    line = line sprintf(" %s: %.2fx;", s, best / med["three-cycles", s, "forward"])
+            }
+            printf "- half duplex, three-cycles, best direct schedule / forward (target >= 1.15):%s\n", line == "" ? " no such rows" : line
+        }
+    }' "$1"
+}
+
 # The patterns and sizes the benchmark did not run, one line per pattern and reason.
 not_run() {
     sed -n 's/^== \(.*\), \([0-9]*\) bytes per rank: not run: \(.*\)$/\1|\3|\2/p' "$1" |
@@ -152,6 +216,9 @@ echo
 echo "## Median time / lower bound"
 table 15 "%.2f"
 auto_and_overhead
+half=0
+grep -q '^# link rate.* half duplex bound' "$text" && half=1
+targets "$csv" "$half"
 echo
 echo "## Plots"
 echo
