@@ -37,6 +37,8 @@ SHIM_EXPORT int hrelay_set_algorithm(MPI_Comm comm, const char *name)
     if (!rec)
         return -1;
     rec->request = request;
+    rec->quiet_until = rec->calls; /* the next call is agreed under the new request */
+    rec->quiet_len = SHIM_QUIET_FIRST;
     return 0;
 }
 
