@@ -32,6 +32,7 @@ typedef struct bench_opts {
     int candidates[BENCH_MAX_CANDIDATES]; /* indices into bench_candidates, in table order */
     int ncandidates;
     int reps;
+    int warmup;       /* untimed calls of every candidate before the timed ones */
     uint64_t seed;
     double rate_bps;  /* link rate in bits/s; 0: measure it */
     int half_duplex;  /* lower bound: sent + received instead of the larger of the two */
@@ -195,7 +196,7 @@ typedef struct bench_meta {
     char rate_how[256];
     int half_duplex;
     uint64_t seed;
-    int reps;
+    int reps, warmup;
     long online_cpus;
 } bench_meta;
 

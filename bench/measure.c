@@ -1,7 +1,8 @@
-/* One pattern and size: the buffers of the exchange, PMPI's result, one checked call of every
- * candidate (byte compare with PMPI's result, guard elements between the receive regions
- * included), then the timed rounds: in repetition r the candidates run in turn starting with
- * the r-th, each call after a barrier, so that drift hits all of them alike. */
+/* One pattern and size: the buffers of the exchange, PMPI's result, a communicator per
+ * candidate, one checked call of every candidate (byte compare with PMPI's result, guard
+ * elements between the receive regions included), untimed warm-up calls, the timed rounds --
+ * in repetition r the candidates run in turn starting with the r-th, each call after a
+ * barrier, so that drift hits all of them alike -- and a second checked call after them. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -109,37 +110,72 @@ static void report_mismatch(const bench_exchange *x, int p, int me, const char *
                 me, pattern, (unsigned long long)bytes, algorithm, ran, from);
 }
 
-/* Per-candidate outcome of the checked call, agreed over ranks. */
+/* Per-candidate outcome of the checked calls, agreed over ranks. */
 typedef struct check_result {
     int wrong;   /* result differed from PMPI's on some rank, or the call failed */
-    int ran;     /* ran_index of what executed it (rank 0's) */
+    int ran;     /* ran_index of what executed the first checked call (rank 0's) */
     int skipped; /* not run: needs hrelay, which is not loaded */
     int refused; /* hrelay_set_algorithm refused the name (same on every rank) */
 } check_result;
 
-/* The checked call of every candidate; res[k] for opts->candidates[k]. Collective. */
-static void check_all(bench_ctx *ctx, bench_exchange *x, const char *pattern, uint64_t bytes,
-                      check_result *res)
+/* Gives every candidate k its own duplicate comms[k] of ctx->comm, with its algorithm chosen
+ * once, so that hrelay's per-communicator state (cached plans, auto's decisions) builds up as
+ * for one call site of an application; marks the candidates that cannot run. Collective.
+ * Returns 0, or -1 if a duplicate could not be made. */
+static int open_comms(bench_ctx *ctx, MPI_Comm *comms, check_result *res)
 {
     const bench_opts *o = ctx->opts;
-    int n = o->ncandidates, wrong[BENCH_MAX_CANDIDATES], ran[BENCH_MAX_CANDIDATES];
+    int rc = 0;
+    for (int k = 0; k < o->ncandidates; k++) {
+        const bench_candidate *cd = &bench_candidates[o->candidates[k]];
+        res[k] = (check_result){.ran = ran_index("unknown")};
+        comms[k] = MPI_COMM_NULL;
+        if (rc || MPI_Comm_dup(ctx->comm, &comms[k]) != MPI_SUCCESS) {
+            rc = -1;
+            continue;
+        }
+        if (!ctx->have_hrelay && !cd->pmpi && strcmp(cd->name, "native"))
+            res[k].skipped = 1;
+        else if (bench_select(ctx->hrelay, o->candidates[k], comms[k]) != 0)
+            res[k].refused = 1;
+        if (res[k].refused && ctx->rank == 0)
+            fprintf(stderr, "alltoallv_bench: hrelay refused the family %s\n", cd->name);
+    }
+    return rc;
+}
+
+/* Frees the duplicates of open_comms. */
+static void close_comms(MPI_Comm *comms, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (comms[k] != MPI_COMM_NULL)
+            MPI_Comm_free(&comms[k]);
+}
+
+/* Whether candidate k can be called (hrelay loaded when needed, name accepted). */
+static int runnable(const check_result *r)
+{
+    return !r->skipped && !r->refused;
+}
+
+/* One checked call of every candidate k with runnable(res[k]) and (only == NULL or only[k]):
+ * its result against PMPI's, byte for byte; res[k].wrong is raised (agreed over ranks), and
+ * with first set res[k].ran records what ran (rank 0's). Collective. */
+static void check_calls(bench_ctx *ctx, bench_exchange *x, const MPI_Comm *comms,
+                        const int *only, int first, const char *pattern, uint64_t bytes,
+                        check_result *res)
+{
+    const bench_opts *o = ctx->opts;
+    int n = o->ncandidates, wrong[BENCH_MAX_CANDIDATES] = {0}, ran[BENCH_MAX_CANDIDATES];
     for (int k = 0; k < n; k++) {
         int c = o->candidates[k];
         const bench_candidate *cd = &bench_candidates[c];
-        res[k] = (check_result){0};
-        wrong[k] = 0;
-        ran[k] = ran_index("unknown");
-        if (!ctx->have_hrelay && !cd->pmpi && strcmp(cd->name, "native")) {
-            res[k].skipped = 1;
+        ran[k] = res[k].ran;
+        if (!runnable(&res[k]) || (only && !only[k]))
             continue;
-        }
-        if (bench_select(ctx->hrelay, c, ctx->comm) != 0) {
-            res[k].refused = 1;
-            continue;
-        }
         memset(x->rbuf, POISON, sizeof *x->rbuf * x->rn);
-        int rc = bench_call(c, x, ctx->comm);
-        const char *name = bench_ran(ctx->hrelay, c, ctx->comm);
+        int rc = bench_call(c, x, comms[k]);
+        const char *name = bench_ran(ctx->hrelay, c, comms[k]);
         ran[k] = ran_index(name);
         if (o->inject_error && !ctx->injected && cd->family) {
             ctx->injected = 1;
@@ -155,15 +191,13 @@ static void check_all(bench_ctx *ctx, bench_exchange *x, const char *pattern, ui
                     ctx->rank, pattern, (unsigned long long)bytes, cd->name, rc);
     }
     MPI_Allreduce(MPI_IN_PLACE, wrong, n, MPI_INT, MPI_MAX, ctx->comm);
-    MPI_Bcast(ran, n, MPI_INT, 0, ctx->comm);
+    if (first)
+        MPI_Bcast(ran, n, MPI_INT, 0, ctx->comm);
     for (int k = 0; k < n; k++) {
-        res[k].wrong = wrong[k];
-        res[k].ran = ran[k];
+        res[k].wrong |= wrong[k];
+        if (first)
+            res[k].ran = ran[k];
     }
-    for (int k = 0; k < n && ctx->rank == 0; k++)
-        if (res[k].refused)
-            fprintf(stderr, "alltoallv_bench: rank %d: hrelay refused the family %s\n", ctx->rank,
-                    bench_candidates[o->candidates[k]].name);
 }
 
 /* The status of a candidate after its check. */
@@ -185,8 +219,8 @@ static const char *status_of(const check_result *r, const bench_candidate *cd)
  * and span[i] (the seconds those CPU readings spanned, max over ranks) for i = k * reps + r,
  * and ran[i] (rank 0's). Returns 0, or -1 if memory ran out (on some rank: then on every
  * rank). */
-static int timed_rounds(bench_ctx *ctx, bench_exchange *x, const int *active, int na, double *t,
-                        double *cpu, double *span, int *ran)
+static int timed_rounds(bench_ctx *ctx, bench_exchange *x, const MPI_Comm *comms,
+                        const int *active, int na, double *t, double *cpu, double *span, int *ran)
 {
     int reps = ctx->opts->reps, total = na * reps;
     double *lt = malloc(sizeof *lt * (size_t)total * 3), *lc = lt + total, *ls = lc + total;
@@ -195,16 +229,16 @@ static int timed_rounds(bench_ctx *ctx, bench_exchange *x, const int *active, in
     for (int r = 0; all_ok && r < reps; r++)
         for (int step = 0; step < na; step++) {
             int k = (r + step) % na, c = ctx->opts->candidates[active[k]], i = k * reps + r;
-            bench_select(ctx->hrelay, c, ctx->comm);
-            MPI_Barrier(ctx->comm);
+            MPI_Comm comm = comms[active[k]];
+            MPI_Barrier(comm);
             /* the CPU clock is a system call: read it outside the timed span */
             double w0 = MPI_Wtime(), c0 = bench_cpu_now(), t0 = MPI_Wtime();
-            bench_call(c, x, ctx->comm);
+            bench_call(c, x, comm);
             double t1 = MPI_Wtime(), c1 = bench_cpu_now(), w1 = MPI_Wtime();
             lt[i] = t1 - t0;
             lc[i] = c1 - c0;
             ls[i] = w1 - w0;
-            ran[i] = ran_index(bench_ran(ctx->hrelay, c, ctx->comm));
+            ran[i] = ran_index(bench_ran(ctx->hrelay, c, comm));
         }
     if (all_ok) {
         MPI_Reduce(lt, t, total, MPI_DOUBLE, MPI_MAX, 0, ctx->comm);
@@ -254,6 +288,8 @@ static void fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
     for (int a = 0; a < na; a++) {
         bench_row *row = &rows[active[a]];
         double wall = 0, busy = 0;
+        if (strcmp(row->status, "ok")) /* wrong in the check after the timed calls */
+            continue;
         for (int r = 0; r < reps; r++) {
             wall += span[a * reps + r];
             busy += cpu[a * reps + r];
@@ -267,7 +303,8 @@ static void fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
             native = active[a];
     }
     for (int a = 0; native >= 0 && a < na; a++)
-        rows[active[a]].ratio_native = rows[active[a]].t.median / rows[native].t.median;
+        if (!strcmp(rows[active[a]].status, "ok"))
+            rows[active[a]].ratio_native = rows[active[a]].t.median / rows[native].t.median;
 }
 
 int bench_measure(bench_ctx *ctx, const char *pattern, uint64_t bytes, const uint64_t *m,
@@ -286,14 +323,24 @@ int bench_measure(bench_ctx *ctx, const char *pattern, uint64_t bytes, const uin
                    MPI_UINT64_T, ctx->comm);
 
     check_result res[BENCH_MAX_CANDIDATES];
-    check_all(ctx, &x, pattern, bytes, res);
-    int active[BENCH_MAX_CANDIDATES], na = 0, wrong = 0;
-    for (int k = 0; k < o->ncandidates; k++) {
-        const char *status = status_of(&res[k], &bench_candidates[o->candidates[k]]);
-        wrong += res[k].wrong;
-        if (!strcmp(status, "ok"))
-            active[na++] = k;
+    MPI_Comm comms[BENCH_MAX_CANDIDATES];
+    ok = open_comms(ctx, comms, res) == 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (!all_ok) {
+        close_comms(comms, o->ncandidates);
+        exchange_free(&x);
+        return -1;
     }
+    check_calls(ctx, &x, comms, NULL, 1, pattern, bytes, res);
+    int active[BENCH_MAX_CANDIDATES], is_active[BENCH_MAX_CANDIDATES] = {0}, na = 0;
+    for (int k = 0; k < o->ncandidates; k++)
+        if (!strcmp(status_of(&res[k], &bench_candidates[o->candidates[k]]), "ok")) {
+            active[na++] = k;
+            is_active[k] = 1;
+        }
+    for (int w = 0; w < o->warmup; w++) /* untimed: auto explores, caches fill */
+        for (int a = 0; a < na; a++)
+            bench_call(o->candidates[active[a]], &x, comms[active[a]]);
 
     size_t total = (size_t)na * (size_t)o->reps;
     double *t = malloc(sizeof *t * (total + 1) * 3), *cpu = t + total + 1, *span = cpu + total + 1;
@@ -301,9 +348,15 @@ int bench_measure(bench_ctx *ctx, const char *pattern, uint64_t bytes, const uin
     ok = t && ran;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
     if (all_ok && na > 0)
-        all_ok = timed_rounds(ctx, &x, active, na, t, cpu, span, ran) == 0;
+        all_ok = timed_rounds(ctx, &x, comms, active, na, t, cpu, span, ran) == 0;
+    if (all_ok) /* the steady state is checked too: a wrong cached run is not reported */
+        check_calls(ctx, &x, comms, is_active, 0, pattern, bytes, res);
+    int wrong = 0;
+    for (int k = 0; k < o->ncandidates; k++)
+        wrong += res[k].wrong;
     if (all_ok && ctx->rank == 0)
         fill_rows(ctx, pattern, bytes, m, res, active, na, t, cpu, span, ran, rows);
+    close_comms(comms, o->ncandidates);
     free(t);
     free(ran);
     exchange_free(&x);

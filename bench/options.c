@@ -17,10 +17,12 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: hrelay-run -n RANKS %s [OPTIONS]\n"
             "Times MPI_Alltoallv side by side: PMPI_Alltoallv, hrelay's native pass-through,\n"
-            "every hrelay schedule family and auto, on exchange patterns of several sizes. The\n"
-            "candidates alternate round-robin within every repetition (all ranks synchronised\n"
-            "by a barrier before each call; a call's time is the maximum over ranks); every\n"
-            "candidate's result is first compared byte for byte with PMPI_Alltoallv's. Runs\n"
+            "every hrelay schedule family and auto, on exchange patterns of several sizes. Each\n"
+            "candidate calls on its own duplicate of MPI_COMM_WORLD (hrelay's plan cache and\n"
+            "auto's decisions build up as for one call site); the candidates alternate\n"
+            "round-robin within every repetition (all ranks synchronised by a barrier before\n"
+            "each call; a call's time is the maximum over ranks); every candidate's first and\n"
+            "last calls are compared byte for byte with PMPI_Alltoallv's result. Runs\n"
             "under hrelay (LD_PRELOAD of libhrelay.so, e.g. hrelay-run); without it only pmpi\n"
             "and native (MPI_Alltoallv) are timed. Needs at least 2 ranks.\n"
             "\n"
@@ -36,6 +38,8 @@ static void usage(FILE *out)
             "                    hrelay bypassed), native (hrelay steps aside: HRELAY_ALGO=native),\n"
             "                    direct, stepwise, greedy, walker-otto, transpose, forward, auto\n"
             "  --reps N          timed repetitions of every candidate (default 10)\n"
+            "  --warmup N        untimed calls of every candidate before the timed ones, so that\n"
+            "                    plans are cached and auto has explored (default 8)\n"
             "  --rate RATE       link rate in bits/s for the lower bound, optional k, M, G, T\n"
             "                    suffix (powers of 1000), e.g. 200M; default: measured between\n"
             "                    ranks 0 and 1 at the largest size (say so in the output)\n"
@@ -189,13 +193,14 @@ static int parse_redist(const char *s, bench_opts *o)
 
 int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
 {
-    enum { O_PATTERNS = 256, O_SIZES, O_FAMILIES, O_REPS, O_RATE, O_DUPLEX, O_SEED, O_WO_K,
+    enum { O_PATTERNS = 256, O_SIZES, O_FAMILIES, O_REPS, O_WARMUP, O_RATE, O_DUPLEX, O_SEED, O_WO_K,
            O_REDIST, O_CSV, O_JSON, O_QUIET, O_INJECT, O_HELP };
     static const struct option longopts[] = {
         {"patterns", required_argument, NULL, O_PATTERNS},
         {"sizes", required_argument, NULL, O_SIZES},
         {"families", required_argument, NULL, O_FAMILIES},
         {"reps", required_argument, NULL, O_REPS},
+        {"warmup", required_argument, NULL, O_WARMUP},
         {"rate", required_argument, NULL, O_RATE},
         {"duplex", required_argument, NULL, O_DUPLEX},
         {"seed", required_argument, NULL, O_SEED},
@@ -210,6 +215,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
     };
     memset(o, 0, sizeof *o);
     o->reps = 10;
+    o->warmup = 8;
     o->seed = 1;
     o->wo_k = 4;
     o->redist_r = 3;
@@ -227,6 +233,10 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
         case O_REPS:
             bad = parse_int(optarg, 1, 100000, &v);
             o->reps = (int)v;
+            break;
+        case O_WARMUP:
+            bad = parse_int(optarg, 0, 100000, &v);
+            o->warmup = (int)v;
             break;
         case O_RATE: bad = parse_rate(optarg, &o->rate_bps); break;
         case O_DUPLEX:

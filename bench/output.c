@@ -89,17 +89,20 @@ int bench_out_open(bench_out *out, const bench_opts *o, const bench_meta *meta,
         json_str_member(f, 0, "ucx_tls", meta->ucx_tls);
         json_num_member(f, "rate_bps", meta->rate_bps);
         json_str_member(f, 0, "rate_source", meta->rate_how);
-        fprintf(f, ", \"duplex\": \"%s\", \"seed\": %llu, \"reps\": %d, \"online_cpus\": %ld},\n",
+        fprintf(f,
+                ", \"duplex\": \"%s\", \"seed\": %llu, \"reps\": %d, \"warmup\": %d, "
+                "\"online_cpus\": %ld},\n",
                 meta->half_duplex ? "half" : "full", (unsigned long long)meta->seed, meta->reps,
-                meta->online_cpus);
+                meta->warmup, meta->online_cpus);
         fputs(" \"rows\": [", f);
     }
     if (!o->quiet) {
         printf("# alltoallv_bench: %s\n# %d ranks, hrelay %s, %s\n# link rate %.4g bit/s (%s), "
-               "%s duplex bound, %d repetitions, seed %llu\n",
+               "%s duplex bound, %d repetitions after %d warm-up calls, seed %llu\n",
                meta->command, meta->p, meta->hrelay ? meta->hrelay_version : "not loaded",
                meta->mpi_library, meta->rate_bps, meta->rate_how,
-               meta->half_duplex ? "half" : "full", meta->reps, (unsigned long long)meta->seed);
+               meta->half_duplex ? "half" : "full", meta->reps, meta->warmup,
+               (unsigned long long)meta->seed);
         fflush(stdout);
     }
     return 0;

@@ -40,7 +40,7 @@ patterns=$("$bench" --help | awk '/--patterns/ {on = 1; next} on && /^  --/ {exi
 npatterns=$(echo "$patterns" | wc -w)
 [ "$npatterns" -ge 11 ] || hr_fail "--help lists $npatterns patterns"
 
-run_bench 2 "$HR_TMP/out2" --sizes 1K,8K --reps 2 --csv "$csv" --json "$json" ||
+run_bench 2 "$HR_TMP/out2" --sizes 1K,8K --reps 2 --warmup 2 --csv "$csv" --json "$json" ||
     hr_fail "alltoallv_bench failed on 2 ranks"
 check_rows "$csv" 2 $((npatterns - 1)) 2
 for pattern in $patterns; do
