@@ -22,6 +22,7 @@ static void record_free(shim_comm *rec)
     for (int i = 0; i < rec->nslots; i++)
         shim_slot_clear(rec, &rec->slot[i]);
     shim_sites_free(&rec->sites);
+    free(rec->gather);
     free(rec);
 }
 
@@ -90,6 +91,13 @@ static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+int shim_comm_gather_buffer(shim_comm *rec)
+{
+    if (!rec->gather)
+        rec->gather = malloc((size_t)rec->p * ((size_t)rec->p + 2) * sizeof *rec->gather);
+    return rec->gather ? 0 : -1;
+}
+
 /* Creates the attribute key (see shim.h). */
 int shim_comm_keyval_create(int *keyval)
 {
@@ -97,11 +105,11 @@ int shim_comm_keyval_create(int *keyval)
 }
 
 /* Allocates a zeroed record for p ranks and nslots cache slots, with all its arrays in one
- * block; NULL when out of memory. */
+ * block (but the matrix: shim_comm_gather_buffer); NULL when out of memory. */
 static shim_comm *record_alloc(int p, int nslots)
 {
     size_t n = (size_t)p, k = (size_t)nslots;
-    size_t words = n * (n + 2) + n + 2 * k * n;
+    size_t words = n + 2 * k * n;
     size_t bytes = sizeof(shim_comm) + k * sizeof(shim_slot) + words * sizeof(uint64_t) +
                    2 * n * sizeof(MPI_Count) + 2 * n * sizeof(MPI_Aint);
     shim_comm *rec = calloc(1, bytes);
@@ -110,8 +118,6 @@ static shim_comm *record_alloc(int p, int nslots)
     char *c = (char *)(rec + 1);
     rec->slot = (shim_slot *)c;
     c += k * sizeof(shim_slot);
-    rec->gather = (uint64_t *)c;
-    c += n * (n + 2) * sizeof(uint64_t);
     rec->row = (uint64_t *)c;
     c += n * sizeof(uint64_t);
     for (size_t i = 0; i < k; i++) {

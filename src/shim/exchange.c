@@ -535,9 +535,11 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
             mask = 0;
         }
     }
+    int can_gather = mask || shim_comm_gather_buffer(rec) == 0;
     uint64_t w[SHIM_AGREE_WORDS] = {
         mask | (uint64_t)(status == 0) << SHIM_AGREE_OK |
-            (uint64_t)(rec->prev_slot >= 0) << SHIM_AGREE_TIMED,
+            (uint64_t)(rec->prev_slot >= 0) << SHIM_AGREE_TIMED |
+            (uint64_t)can_gather << SHIM_AGREE_GATHER,
         rec->prev_slot >= 0 ? rec->prev_ps : 0, r.slot >= 0 ? 1 + (uint64_t)r.slot : 0,
         r.slot >= 0 ? SHIM_CACHE_MAX - (uint64_t)r.slot : 0};
     if ((rc = shim_agree(w, rec->priv)) != MPI_SUCCESS) {
@@ -559,6 +561,13 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
             run_free(&r);
             return raise_error(a->comm, rc);
         }
+    } else if (!(w[0] >> SHIM_AGREE_GATHER & 1)) {
+        /* a rank cannot hold the P x P matrix: MPI does this call (and reports any error) */
+        run_free(&r);
+        rec->prev_slot = -1;
+        shim_log(2, "%s on %d ranks: a rank has no memory for the pattern; native",
+                 shim_args_name(a), p);
+        return run_unchecked(a, rec, site, 0);
     } else {
         feedback(rec, (int)(w[0] >> SHIM_AGREE_TIMED & 1), w[1]);
         if ((rc = miss(a, rec, &x, &f, row_hash, key, status, &r, &si, &planned)) !=

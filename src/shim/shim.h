@@ -52,7 +52,7 @@ const char *shim_request_name(int request);
 /* Defaults and limits of the plan cache and of the decision. */
 enum {
     SHIM_DEFAULT_CACHE = 16, /* HRELAY_CACHE_SIZE: patterns cached per communicator */
-    SHIM_CACHE_MAX = 62,     /* one bit each in the agreement word (bits 0..61) */
+    SHIM_CACHE_MAX = 61,     /* one bit each in the agreement word (bits 0..60) */
     SHIM_DEFAULT_TUNE = 2,   /* HRELAY_TUNE: measured calls per explored candidate */
     SHIM_DEFAULT_MARGIN = 50, /* HRELAY_TUNE_MARGIN: percent above the best model explored */
     SHIM_DEFAULT_RECHECK = 256, /* HRELAY_RECHECK: longest run of unchecked native calls */
@@ -288,7 +288,8 @@ typedef struct shim_comm {
     int nslots;
     shim_slot *slot;
     shim_sites sites;
-    uint64_t *gather;   /* p * (p + 2) words: gathered rows, then the p x p matrix */
+    uint64_t *gather;   /* p * (p + 2) words: gathered rows, then the p x p matrix; allocated
+                           at the first new pattern (shim_comm_gather_buffer) */
     MPI_Count *scount, *rcount; /* normalised counts of the current call */
     MPI_Aint *sdispl, *rdispl;  /* normalised displacements in bytes */
     uint64_t *row;      /* this call's row */
@@ -311,6 +312,9 @@ void shim_comm_release_world(void);
 /* At MPI_Finalize: every site of the process (of freed communicators and of those still
  * alive) merged into *out (shim_sites_free it). Returns 0, or -1 when out of memory. */
 int shim_world_sites(shim_world *w, shim_sites *out);
+
+/* Makes sure rec->gather is allocated ((p + 2) p words). Returns 0, or -1 out of memory. */
+int shim_comm_gather_buffer(shim_comm *rec);
 
 /* Empties slot s of rec (its plans released). */
 void shim_slot_clear(shim_comm *rec, shim_slot *s);
@@ -376,11 +380,12 @@ int shim_alltoall_any(const shim_args *a);
 
 /* The agreement words of a call: [0] combined with bitwise AND (bit SHIM_AGREE_OK: this
  * rank's arguments are fine; bit SHIM_AGREE_TIMED: this rank timed the previous agreed call;
- * bits 0..61: cache slots this rank's call matches), the others with maximum: [1] that time in
+ * bit SHIM_AGREE_GATHER: this rank has the memory to gather the pattern; bits 0..60: cache
+ * slots this rank's call matches), the others with maximum: [1] that time in
  * picoseconds, [2] 1 + the slot this rank prepared a run for (0: none), [3] SHIM_CACHE_MAX -
  * that slot (0: none), so that all ranks prepared the same slot k exactly when [2] == 1 + k
  * and [3] == SHIM_CACHE_MAX - k. */
-enum { SHIM_AGREE_OK = 63, SHIM_AGREE_TIMED = 62, SHIM_AGREE_WORDS = 4 };
+enum { SHIM_AGREE_OK = 63, SHIM_AGREE_TIMED = 62, SHIM_AGREE_GATHER = 61, SHIM_AGREE_WORDS = 4 };
 
 /* Creates the reduction operation of the agreement and its element type (at MPI_Init).
  * Returns an MPI error code (then nothing is left allocated). */
