@@ -29,7 +29,7 @@ typedef struct emu_settings {
     int verbose;      /* HRELAY_EMU_VERBOSE: 1 prints one line per worker on stderr */
 } emu_settings;
 
-enum { EMU_DEFAULT_SPIN = 100, EMU_DEFAULT_WAIT_MS = 2 };
+enum { EMU_DEFAULT_SPIN = 10, EMU_DEFAULT_WAIT_MS = 2 };
 
 /* The longest wait of an idle owner: after each wait that timed out the next one doubles, up
  * to this (or HRELAY_EMU_WAIT_MS if larger); real progress resets it to HRELAY_EMU_WAIT_MS. */
