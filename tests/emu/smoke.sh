@@ -32,6 +32,7 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/hrelay-emu-smoke.XXXXXX") || exit 99
 emu() {
     "$EMU" --name "$NAME" "$@"
 }
+# shellcheck disable=SC2317 # called by the EXIT trap
 cleanup() {
     emu destroy >/dev/null 2>&1
     rm -rf "$TMP"
