@@ -2,10 +2,19 @@
  * duplicate, the plan cache, the call sites with their statistics and the scratch memory of a
  * call. The attribute is not copied by MPI_Comm_dup (a duplicate gets its own record on first
  * use); its delete callback frees the duplicate and hands the statistics to the process. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shim/shim.h"
+
+/* Moves at every record deletion (see shim_comm_epoch). */
+static atomic_uint epoch;
+
+unsigned shim_comm_epoch(void)
+{
+    return atomic_load_explicit(&epoch, memory_order_acquire);
+}
 
 /* Frees a record's memory (the private communicator is the caller's business). */
 static void record_free(shim_comm *rec)
@@ -13,6 +22,7 @@ static void record_free(shim_comm *rec)
     for (int i = 0; i < rec->nslots; i++)
         shim_slot_clear(rec, &rec->slot[i]);
     shim_sites_free(&rec->sites);
+    free(rec->gather);
     free(rec);
 }
 
@@ -67,6 +77,7 @@ static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)extra;
     if (!rec)
         return MPI_SUCCESS;
+    atomic_fetch_add_explicit(&epoch, 1, memory_order_acq_rel);
     shim_world *w = shim_g.world;
     if (w) {
         live(w, rec, 0);
@@ -80,6 +91,13 @@ static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+int shim_comm_gather_buffer(shim_comm *rec)
+{
+    if (!rec->gather)
+        rec->gather = malloc((size_t)rec->p * ((size_t)rec->p + 2) * sizeof *rec->gather);
+    return rec->gather ? 0 : -1;
+}
+
 /* Creates the attribute key (see shim.h). */
 int shim_comm_keyval_create(int *keyval)
 {
@@ -87,11 +105,11 @@ int shim_comm_keyval_create(int *keyval)
 }
 
 /* Allocates a zeroed record for p ranks and nslots cache slots, with all its arrays in one
- * block; NULL when out of memory. */
+ * block (but the matrix: shim_comm_gather_buffer); NULL when out of memory. */
 static shim_comm *record_alloc(int p, int nslots)
 {
     size_t n = (size_t)p, k = (size_t)nslots;
-    size_t words = n * (n + 2) + n + 2 * k * n;
+    size_t words = n + 2 * k * n;
     size_t bytes = sizeof(shim_comm) + k * sizeof(shim_slot) + words * sizeof(uint64_t) +
                    2 * n * sizeof(MPI_Count) + 2 * n * sizeof(MPI_Aint);
     shim_comm *rec = calloc(1, bytes);
@@ -100,8 +118,6 @@ static shim_comm *record_alloc(int p, int nslots)
     char *c = (char *)(rec + 1);
     rec->slot = (shim_slot *)c;
     c += k * sizeof(shim_slot);
-    rec->gather = (uint64_t *)c;
-    c += n * (n + 2) * sizeof(uint64_t);
     rec->row = (uint64_t *)c;
     c += n * sizeof(uint64_t);
     for (size_t i = 0; i < k; i++) {

@@ -85,7 +85,7 @@ static uint64_t agree_ps(int p)
 /* Families auto considers, in planning order (the usual winner first). */
 static const plan_algo auto_families[] = {PLAN_ALGO_DIRECT,    PLAN_ALGO_WALKER_OTTO,
                                           PLAN_ALGO_GREEDY,    PLAN_ALGO_STEPWISE,
-                                          PLAN_ALGO_TRANSPOSE, PLAN_ALGO_FORWARD};
+                                          PLAN_ALGO_FORWARD,   PLAN_ALGO_TRANSPOSE};
 enum { NAUTO = sizeof auto_families / sizeof auto_families[0] };
 
 /* The largest number of messages a rank sends or receives in m (no schedule of whole or split
@@ -172,19 +172,31 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     reuse = reuse ? reuse : 1;
     uint64_t per_call = agree_ps(rec->p), bound = plan_cost_bound(m, PLAN_DUPLEX_FULL, cost);
     uint64_t floor_steps = max_degree(m) * cost->step_ps;
-    add_candidate(s, PLAN_ALGO_NATIVE, s->model_native_ps);
-    uint64_t best = s->model_native_ps;
-    /* a family is planned only if its most optimistic time (the bound, one step per message
-     * of the busiest rank, the agreement, planning spread over the expected calls) could come
-     * within the exploration margin of the best so far */
-    uint64_t optimistic = bound + floor_steps + per_call +
-                          plan_cost_planning(m, plan_matrix_messages(m), cost) / reuse;
+    uint64_t set_up = plan_cost_planning(m, plan_matrix_messages(m), cost) / reuse;
+    /* before anything is measured, a plan must be modeled SHIM_MODEL_SAFETY percent faster
+     * than native to be preferred: native is modeled that much faster */
+    uint64_t native =
+        (uint64_t)((unsigned __int128)s->model_native_ps * 100 / (100 + SHIM_MODEL_SAFETY));
+    add_candidate(s, PLAN_ALGO_NATIVE, native);
+    uint64_t best = native;
     for (int f = 0; f < NAUTO; f++) {
         plan_algo a = auto_families[f];
         int wo_k;
         uint64_t wo_unit;
         if (a == PLAN_ALGO_WALKER_OTTO && !plan_wo_recognise(m, &wo_k, &wo_unit))
             continue;
+        if (a == PLAN_ALGO_FORWARD && shim_g.cfg.duplex != PLAN_DUPLEX_HALF)
+            continue; /* a half-duplex schedule: only where the links are */
+        /* the family's most optimistic time: the bound (twice, less the share that stays,
+         * for the two rounds of transpose), a step per message of the busiest rank (2 (p - 1)
+         * for transpose), the agreement, planning spread over the expected calls; planned
+         * only if that could come within the exploration margin of the best so far */
+        uint64_t optimistic =
+            a == PLAN_ALGO_TRANSPOSE
+                ? 2 * (bound / (uint64_t)rec->p) * (uint64_t)(rec->p - 1) +
+                      2 * (uint64_t)(rec->p - 1) * cost->step_ps
+                : bound + floor_steps;
+        optimistic += per_call + set_up;
         if ((unsigned __int128)optimistic * 100 >
             (unsigned __int128)best * (100 + (unsigned)shim_g.cfg.margin))
             continue;
@@ -197,21 +209,26 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     }
 }
 
-void shim_decide_finish(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop)
+void shim_decide_choose(shim_slot *s, uint32_t drop)
 {
     plan_candidate c[PLAN_ALGO_COUNT];
     int n = 0, fixed = s->facts.request != SHIM_AUTO;
     for (int i = 0; i < s->ncand; i++)
         if (!(drop & (1u << s->cand[i].algo)) || s->cand[i].algo == PLAN_ALGO_NATIVE)
             c[n++] = s->cand[i];
+    plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin,
+                     fixed ? 0 : (uint32_t)shim_g.cfg.tune);
+}
+
+void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop)
+{
+    int fixed = s->facts.request != SHIM_AUTO;
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
         if (drop & (1u << a)) {
             shim_prog_release(s->prog[a]);
             s->prog[a] = NULL;
         }
-    plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin,
-                     fixed ? 0 : (uint32_t)shim_g.cfg.tune);
-    if (!fixed && m)
+    if (!fixed)
         log_decision(rec, s, m);
     /* candidates that will never run (not measured, not the first) go, with their plans */
     for (int i = s->choice.n - 1; i >= s->choice.explore; i--) {

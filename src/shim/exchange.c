@@ -14,8 +14,9 @@
  *     Miss (or an argument error anywhere): allgather of [status, type facts, row] per rank;
  *     an argument error is returned on every rank; truncation and the new pattern's
  *     candidates (planned, with the staging each rank needs) are agreed in one allreduce
- *     (MPI_ERR_TRUNCATE on every rank before any data moves); the slot is filled, and one more
- *     allreduce agrees that every rank could prepare the run (else native, this call).
+ *     (MPI_ERR_TRUNCATE on every rank before any data moves), together with whether every
+ *     rank could prepare the likely run (else native, this call); the slot is filled (one
+ *     more round only if the agreement changed the choice).
  *   Then the self-copy and the plan (or PMPI), the time for the next agreement, accounting to
  *     the call site, and the decision whether the following calls may run unchecked. */
 #include <stdlib.h>
@@ -29,8 +30,19 @@
  * type facts 2 * gcd(send type size, receive type size) + (both types dense). */
 enum { HDR_STATUS, HDR_TYPES, HDR_WORDS };
 
+/* Thread-local variables of the preloaded library use the initial-exec model: a plain load,
+ * no call to __tls_get_addr (the library is loaded at start-up, where static TLS is there). */
+#define SHIM_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
 /* Depth of intercepted calls on this thread: a nested call (from inside hrelay) passes through. */
-static _Thread_local int shim_depth;
+static SHIM_TLS int shim_depth;
+
+/* This thread's last communicator and its record, valid while shim_comm_epoch has not moved
+ * (a record's deletion moves it, so a freed communicator's handle reused for a new one is
+ * never mistaken for the old one). */
+static SHIM_TLS MPI_Comm last_comm = MPI_COMM_NULL;
+static SHIM_TLS shim_comm *last_rec;
+static SHIM_TLS unsigned last_epoch;
 
 /* Raises code through comm's error handler (as MPI would) and returns it. */
 static int raise_error(MPI_Comm comm, int code)
@@ -237,9 +249,13 @@ static plan_native_kind native_kind(const shim_args *a)
                                                                   : PLAN_NATIVE_ALLTOALLV;
 }
 
+/* Where the miss path's agreement words hold the staging of each family. */
+enum { FLAG_STAGING = 4 };
+
 /* Fills the new slot s from the agreed pattern m: shares the choice and plans of slot src if
- * it holds the same pattern (src >= 0), else decides (plans the candidates). flags[2 + a] gets
- * the staging family a needs on this rank (UINT64_MAX: it failed here). */
+ * it holds the same pattern (src >= 0), else decides (plans the candidates).
+ * flags[FLAG_STAGING + a] gets the staging family a needs on this rank (UINT64_MAX: it failed
+ * here). */
 static void fill_slot(shim_comm *rec, shim_slot *s, const shim_slot *src_slot,
                       const plan_matrix *m, const plan_options *o, plan_native_kind kind,
                       const exec_exchange *x, uint64_t *flags)
@@ -255,9 +271,9 @@ static void fill_slot(shim_comm *rec, shim_slot *s, const shim_slot *src_slot,
     shim_decide(rec, s, m, o, kind);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
         if (s->failed & (1u << a))
-            flags[2 + a] = UINT64_MAX;
+            flags[FLAG_STAGING + a] = UINT64_MAX;
         else if (s->prog[a])
-            flags[2 + a] = s->prog[a]->staging = prog_staging(s->prog[a], x);
+            flags[FLAG_STAGING + a] = s->prog[a]->staging = prog_staging(s->prog[a], x);
 }
 
 /* The miss path (see the file comment): gathers the pattern, reports argument errors and
@@ -287,10 +303,12 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
                        .packet_bytes = shim_g.cfg.packet,
                        .max_segments = (size_t)shim_g.cfg.max_plan};
     uint64_t mh = shim_hash_words(shim_hash_words(0, &f->types, 1), m.bytes, (size_t)p * p);
-    /* [truncation, unused, staging per family]; MAX over ranks */
-    uint64_t flags[2 + PLAN_ALGO_COUNT] = {(uint64_t)truncated(&m, x)};
+    /* [truncation, the likely run failed to prepare, 1 + its family, PLAN_ALGO_COUNT - its
+     * family, staging per family]; MAX over ranks */
+    uint64_t flags[FLAG_STAGING + PLAN_ALGO_COUNT] = {(uint64_t)truncated(&m, x)};
     int src = flags[0] ? -1 : shim_cache_find_pattern(rec, mh, f);
     int ni = -1;
+    plan_algo algo = PLAN_ALGO_NATIVE;
     if (!flags[0]) {
         /* the source slot's plans are referenced before a victim is chosen (it may be src) */
         shim_slot copy, *s;
@@ -306,9 +324,16 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
         fill_slot(rec, s, src >= 0 ? &copy : NULL, &m, &po, native_kind(a), x, flags);
         for (int k = 0; src >= 0 && k < PLAN_ALGO_COUNT; k++)
             shim_prog_release(copy.prog[k]);
+        /* the likely run, prepared before agreeing (saves a round in the common case) */
+        if (src < 0)
+            shim_decide_choose(s, s->failed);
+        algo = plan_choice_next(&s->choice);
+        flags[1] = algo != PLAN_ALGO_NATIVE && prepare(a, rec, x, s->prog[algo], r) != 0;
+        flags[2] = 1 + (uint64_t)algo;
+        flags[3] = PLAN_ALGO_COUNT - (uint64_t)algo;
     }
-    rc = PMPI_Allreduce(MPI_IN_PLACE, flags, 2 + PLAN_ALGO_COUNT, MPI_UINT64_T, MPI_MAX,
-                        rec->priv);
+    rc = PMPI_Allreduce(MPI_IN_PLACE, flags, FLAG_STAGING + PLAN_ALGO_COUNT, MPI_UINT64_T,
+                        MPI_MAX, rec->priv);
     if (rc != MPI_SUCCESS || flags[0]) {
         if (ni >= 0)
             shim_slot_clear(rec, &rec->slot[ni]);
@@ -318,16 +343,18 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
     if (src < 0) {
         uint32_t drop = 0;
         for (int k = 0; k < PLAN_ALGO_COUNT; k++)
-            if (flags[2 + k] > shim_g.cfg.max_staging) {
+            if (flags[FLAG_STAGING + k] > shim_g.cfg.max_staging) {
                 drop |= 1u << k;
-                if (flags[2 + k] != UINT64_MAX)
+                if (flags[FLAG_STAGING + k] != UINT64_MAX)
                     shim_log(2, "%s on %d ranks: %s needs %llu staging bytes on some rank, over "
                                 "HRELAY_MAX_STAGING=%llu; not used",
                              shim_args_name(a), p, plan_algo_name((plan_algo)k),
-                             (unsigned long long)flags[2 + k],
+                             (unsigned long long)flags[FLAG_STAGING + k],
                              (unsigned long long)shim_g.cfg.max_staging);
             }
-        shim_decide_finish(rec, s, &m, drop);
+        if (drop != s->failed)
+            shim_decide_choose(s, drop);
+        shim_decide_trim(rec, s, &m, drop);
         /* a fallback not planned yet (direct for a fixed family over the staging limit) */
         plan_algo next;
         while ((next = plan_choice_next(&s->choice)) != PLAN_ALGO_NATIVE && !s->prog[next]) {
@@ -358,7 +385,13 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
     for (int i = 0; i < p; i++)
         s->col[i] = plan_matrix_at(&m, i, me);
     *si = ni;
-    rc = prepare_agreed(a, rec, x, s, plan_choice_next(&s->choice), r);
+    plan_algo next = plan_choice_next(&s->choice);
+    int same = flags[2] == 1 + (uint64_t)algo && flags[3] == PLAN_ALGO_COUNT - (uint64_t)algo;
+    if (same && next == algo) { /* what every rank prepared: it runs unless a rank failed */
+        r->algo = flags[1] ? PLAN_ALGO_NATIVE : algo;
+        return MPI_SUCCESS;
+    }
+    rc = prepare_agreed(a, rec, x, s, next, r);
     return rc == MPI_SUCCESS ? rc : raise_error(a->comm, rc);
 }
 
@@ -454,16 +487,28 @@ static void account(shim_site *site, plan_algo algo, uint64_t bytes, double t, i
 }
 
 /* The unchecked path: PMPI with accounting (quiet: the call reused the communicator's
- * decision, counted as a cache hit). */
-static int run_unchecked(const shim_args *a, shim_comm *rec, shim_site *site, uint64_t t0,
-                         int quiet)
+ * decision, counted as a cache hit). Calls are counted exactly; time and bytes are measured
+ * on one call in SHIM_SAMPLE of each site and scaled, which keeps the clock and the datatype
+ * query off the other calls (a few bytes per pair take 0.4 us natively). */
+static int run_unchecked(const shim_args *a, shim_comm *rec, shim_site *site, int quiet)
 {
+    int timed = site && site->st.calls % SHIM_SAMPLE == 0;
+    uint64_t t0 = timed ? shim_ticks() : 0;
     int rc = shim_args_pmpi(a);
-    if (rc == MPI_SUCCESS) {
-        double t = shim_ticks_seconds(shim_ticks() - t0);
-        account(site, PLAN_ALGO_NATIVE, local_bytes(a, rec->p), t, quiet, 0, 0, t, quiet);
-        rec->last = PLAN_ALGO_NATIVE;
+    if (rc != MPI_SUCCESS || !site)
+        return rc;
+    shim_stats *st = &site->st;
+    st->calls++;
+    st->algo_calls[PLAN_ALGO_NATIVE]++;
+    st->cache_hits += (uint64_t)quiet;
+    st->unchecked += (uint64_t)quiet;
+    if (timed) {
+        double t = shim_ticks_seconds(shim_ticks() - t0) * SHIM_SAMPLE;
+        st->time_s += t;
+        st->native_s += t;
+        st->bytes += local_bytes(a, rec->p) * SHIM_SAMPLE;
     }
+    rec->last = PLAN_ALGO_NATIVE;
     return rc;
 }
 
@@ -490,9 +535,11 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
             mask = 0;
         }
     }
+    int can_gather = mask || shim_comm_gather_buffer(rec) == 0;
     uint64_t w[SHIM_AGREE_WORDS] = {
         mask | (uint64_t)(status == 0) << SHIM_AGREE_OK |
-            (uint64_t)(rec->prev_slot >= 0) << SHIM_AGREE_TIMED,
+            (uint64_t)(rec->prev_slot >= 0) << SHIM_AGREE_TIMED |
+            (uint64_t)can_gather << SHIM_AGREE_GATHER,
         rec->prev_slot >= 0 ? rec->prev_ps : 0, r.slot >= 0 ? 1 + (uint64_t)r.slot : 0,
         r.slot >= 0 ? SHIM_CACHE_MAX - (uint64_t)r.slot : 0};
     if ((rc = shim_agree(w, rec->priv)) != MPI_SUCCESS) {
@@ -514,6 +561,13 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
             run_free(&r);
             return raise_error(a->comm, rc);
         }
+    } else if (!(w[0] >> SHIM_AGREE_GATHER & 1)) {
+        /* a rank cannot hold the P x P matrix: MPI does this call (and reports any error) */
+        run_free(&r);
+        rec->prev_slot = -1;
+        shim_log(2, "%s on %d ranks: a rank has no memory for the pattern; native",
+                 shim_args_name(a), p);
+        return run_unchecked(a, rec, site, 0);
     } else {
         feedback(rec, (int)(w[0] >> SHIM_AGREE_TIMED & 1), w[1]);
         if ((rc = miss(a, rec, &x, &f, row_hash, key, status, &r, &si, &planned)) !=
@@ -554,17 +608,36 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
     return MPI_SUCCESS;
 }
 
+/* The record of an intracommunicator comm, created on first use (collective), or NULL for an
+ * intercommunicator or when it cannot be created. A communicator with a record is an
+ * intracommunicator, so the common case is one attribute lookup. */
+static shim_comm *record_of(MPI_Comm comm)
+{
+    unsigned epoch = shim_comm_epoch();
+    if (comm == last_comm && epoch == last_epoch)
+        return last_rec;
+    shim_comm *rec = NULL;
+    int flag = 0, inter = 0;
+    if (PMPI_Comm_get_attr(comm, shim_g.keyval, &rec, &flag) != MPI_SUCCESS || !flag) {
+        if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+            return NULL;
+        if (!(rec = shim_comm_get(comm)))
+            return NULL;
+        epoch = shim_comm_epoch();
+    }
+    last_comm = comm;
+    last_rec = rec;
+    last_epoch = epoch;
+    return rec;
+}
+
 /* Runs an intercepted call (see shim.h). */
 int shim_alltoall_any(const shim_args *a)
 {
-    int inter = 0;
-    if (!shim_g.active || shim_depth > 0 || a->comm == MPI_COMM_NULL ||
-        PMPI_Comm_test_inter(a->comm, &inter) != MPI_SUCCESS || inter)
+    if (!shim_g.active || shim_depth > 0 || a->comm == MPI_COMM_NULL)
         return shim_args_pmpi(a);
-
     shim_depth++;
-    uint64_t t0 = shim_ticks();
-    shim_comm *rec = shim_comm_get(a->comm);
+    shim_comm *rec = record_of(a->comm);
     int rc;
     if (!rec) {
         rc = shim_args_pmpi(a);
@@ -573,11 +646,11 @@ int shim_alltoall_any(const shim_args *a)
         int request = rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
         rec->calls++;
         if (request == PLAN_ALGO_NATIVE)
-            rc = run_unchecked(a, rec, site, t0, 0);
+            rc = run_unchecked(a, rec, site, 0);
         else if (rec->calls <= rec->quiet_until)
-            rc = run_unchecked(a, rec, site, t0, 1);
+            rc = run_unchecked(a, rec, site, 1);
         else
-            rc = run_agreed(a, rec, site, request, t0);
+            rc = run_agreed(a, rec, site, request, shim_ticks());
     }
     shim_depth--;
     return rc;

@@ -52,13 +52,16 @@ const char *shim_request_name(int request);
 /* Defaults and limits of the plan cache and of the decision. */
 enum {
     SHIM_DEFAULT_CACHE = 16, /* HRELAY_CACHE_SIZE: patterns cached per communicator */
-    SHIM_CACHE_MAX = 62,     /* one bit each in the agreement word (bits 0..61) */
+    SHIM_CACHE_MAX = 61,     /* one bit each in the agreement word (bits 0..60) */
     SHIM_DEFAULT_TUNE = 2,   /* HRELAY_TUNE: measured calls per explored candidate */
     SHIM_DEFAULT_MARGIN = 50, /* HRELAY_TUNE_MARGIN: percent above the best model explored */
     SHIM_DEFAULT_RECHECK = 256, /* HRELAY_RECHECK: longest run of unchecked native calls */
     SHIM_QUIET_FIRST = 8,    /* the first run of unchecked native calls */
     SHIM_QUIET_AFTER = 4,    /* agreed calls without a plan before native runs unchecked */
-    SHIM_SITE_FRAMES = 8     /* HRELAY_SITE_DEPTH: at most this many frames per call site */
+    SHIM_SITE_FRAMES = 8,    /* HRELAY_SITE_DEPTH: at most this many frames per call site */
+    SHIM_SAMPLE = 16,        /* unchecked calls: time and bytes measured on one in this many */
+    SHIM_MODEL_SAFETY = 10   /* percent a plan must be modeled faster than native to run
+                                before anything is measured */
 };
 
 /* Settings from the HRELAY_* environment and HRELAY_CONFIG, read on rank 0 and broadcast
@@ -78,6 +81,7 @@ typedef struct shim_config {
     int margin;               /* HRELAY_TUNE_MARGIN: percent */
     int recheck;              /* HRELAY_RECHECK: longest run of unchecked native calls */
     int site_depth;           /* HRELAY_SITE_DEPTH: frames that name a call site */
+    plan_duplex duplex;       /* HRELAY_DUPLEX: the links' model (full until it is read) */
     plan_cost_params cost;    /* HRELAY_CONFIG, HRELAY_ALPHA, HRELAY_BETA, built-in defaults */
     int calibrated;           /* cost came from HRELAY_CONFIG */
     char report[SHIM_PATH_MAX]; /* HRELAY_REPORT, "" for none */
@@ -143,6 +147,8 @@ typedef struct shim_sites {
     shim_site *site;
     size_t n, cap;
     struct shim_ra *ra; /* direct-mapped index: return address -> site (or "unwind") */
+    uintptr_t last_ra;  /* the last return address that named a site without unwinding */
+    size_t last_site;   /* and that site's index */
 } shim_sites;
 
 /* The site of a call whose entry point was called from return address ra, created on first
@@ -282,7 +288,8 @@ typedef struct shim_comm {
     int nslots;
     shim_slot *slot;
     shim_sites sites;
-    uint64_t *gather;   /* p * (p + 2) words: gathered rows, then the p x p matrix */
+    uint64_t *gather;   /* p * (p + 2) words: gathered rows, then the p x p matrix; allocated
+                           at the first new pattern (shim_comm_gather_buffer) */
     MPI_Count *scount, *rcount; /* normalised counts of the current call */
     MPI_Aint *sdispl, *rdispl;  /* normalised displacements in bytes */
     uint64_t *row;      /* this call's row */
@@ -295,12 +302,19 @@ int shim_comm_keyval_create(int *keyval);
  * agrees that every rank got its memory). NULL on every rank if it cannot be created. */
 shim_comm *shim_comm_get(MPI_Comm comm);
 
+/* A number that changes whenever a record is deleted (its communicator freed), so that a
+ * cache of communicator -> record stays valid as long as it does not change. */
+unsigned shim_comm_epoch(void);
+
 /* Frees the record of MPI_COMM_WORLD, if any (at MPI_Finalize); its sites join the world's. */
 void shim_comm_release_world(void);
 
 /* At MPI_Finalize: every site of the process (of freed communicators and of those still
  * alive) merged into *out (shim_sites_free it). Returns 0, or -1 when out of memory. */
 int shim_world_sites(shim_world *w, shim_sites *out);
+
+/* Makes sure rec->gather is allocated ((p + 2) p words). Returns 0, or -1 out of memory. */
+int shim_comm_gather_buffer(shim_comm *rec);
 
 /* Empties slot s of rec (its plans released). */
 void shim_slot_clear(shim_comm *rec, shim_slot *s);
@@ -366,11 +380,12 @@ int shim_alltoall_any(const shim_args *a);
 
 /* The agreement words of a call: [0] combined with bitwise AND (bit SHIM_AGREE_OK: this
  * rank's arguments are fine; bit SHIM_AGREE_TIMED: this rank timed the previous agreed call;
- * bits 0..61: cache slots this rank's call matches), the others with maximum: [1] that time in
+ * bit SHIM_AGREE_GATHER: this rank has the memory to gather the pattern; bits 0..60: cache
+ * slots this rank's call matches), the others with maximum: [1] that time in
  * picoseconds, [2] 1 + the slot this rank prepared a run for (0: none), [3] SHIM_CACHE_MAX -
  * that slot (0: none), so that all ranks prepared the same slot k exactly when [2] == 1 + k
  * and [3] == SHIM_CACHE_MAX - k. */
-enum { SHIM_AGREE_OK = 63, SHIM_AGREE_TIMED = 62, SHIM_AGREE_WORDS = 4 };
+enum { SHIM_AGREE_OK = 63, SHIM_AGREE_TIMED = 62, SHIM_AGREE_GATHER = 61, SHIM_AGREE_WORDS = 4 };
 
 /* Creates the reduction operation of the agreement and its element type (at MPI_Init).
  * Returns an MPI error code (then nothing is left allocated). */
@@ -395,11 +410,15 @@ int shim_agree(uint64_t w[SHIM_AGREE_WORDS], MPI_Comm comm);
 void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_options *o,
                  plan_native_kind kind);
 
-/* Second half, after the ranks agreed on the families to drop (a bit each: failed on some
- * rank, or staging over the limit): the choice among the other candidates (native is never
- * dropped), and only the plans it may run kept. With HRELAY_VERBOSE=1 (auto) the decision is
- * printed with every candidate's modeled time. m is the pattern (for the message). */
-void shim_decide_finish(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop);
+/* Second half: the choice among s's candidates without those in drop (a bit per family; native
+ * is never dropped). Called first with the families that failed on this rank (s->failed), to
+ * prepare the likely run before the ranks agree, then again if the agreed drop differs. */
+void shim_decide_choose(shim_slot *s, uint32_t drop);
+
+/* Last: releases the plans of dropped families and of candidates that will never run (not
+ * measured, not the first), so that every candidate left has its plan; with HRELAY_VERBOSE=1
+ * (auto) prints the decision with every candidate's modeled time (m: the pattern). */
+void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop);
 
 /* Makes sure s has a program for family algo (planning it if needed, with options o, for the
  * pattern m): 0 on success, -1 if planning failed (the same on every rank, except when memory

@@ -120,13 +120,18 @@ static shim_site *unwound(shim_sites *s, int depth)
 
 shim_site *shim_site_of(shim_sites *s, uintptr_t ra, int depth)
 {
+    if (ra == s->last_ra && depth == 1) /* the common case: the same line as last time */
+        return &s->site[s->last_site];
     if (!s->ra && !(s->ra = calloc(RA_SLOTS, sizeof *s->ra)))
         return NULL;
     if (depth > 1)
         return unwound(s, depth);
     struct shim_ra *e = &s->ra[(ra >> 4 ^ ra >> 12) & (RA_SLOTS - 1)];
-    if (e->ra == ra && e->site != UNWIND && (size_t)e->site < s->n)
+    if (e->ra == ra && e->site != UNWIND && (size_t)e->site < s->n) {
+        s->last_ra = ra;
+        s->last_site = (size_t)e->site;
         return &s->site[e->site];
+    }
     if (e->ra == ra && e->site == UNWIND)
         return unwound(s, 1);
     if (skipped(ra)) {
@@ -135,8 +140,11 @@ shim_site *shim_site_of(shim_sites *s, uintptr_t ra, int depth)
     }
     uintptr_t call = ra - 1;
     shim_site *site = find_or_add(s, &call, 1);
-    if (site)
+    if (site) {
         *e = (struct shim_ra){ra, (int32_t)(site - s->site)};
+        s->last_ra = ra;
+        s->last_site = (size_t)(site - s->site);
+    }
     return site;
 }
 

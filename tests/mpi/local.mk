@@ -10,10 +10,14 @@
 #   control.sh  the tool API of hrelay.h (hrelay_set_algorithm, hrelay_last_algorithm)
 #   cache.sh    plan cache, call sites, unchecked native runs, calibration files (sites.c)
 #   auto.sh     HRELAY_ALGO=auto (the default) against PMPI
+#   calibrate.sh hrelay-calibrate writes a calibration file hrelay reads back
+#   run_wrapper.sh hrelay-run: options, forwarding, a real run
 TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
-	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh
+	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
+	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
+	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh \
 	tests/mpi/report_field.py \
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
