@@ -577,6 +577,7 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
         si = __builtin_ctzll(hit);
         plan_algo algo = plan_choice_next(&rec->slot[si].choice);
         feedback(rec, (int)(w[0] >> SHIM_AGREE_TIMED & 1), w[1]);
+        plan_choice_start(&rec->slot[si].choice, algo);
         /* unless every rank prepared the agreed slot (a rank that also matched another slot
          * prepared that one), all prepare it again and agree that it worked */
         if (w[2] != 1 + (uint64_t)si || w[3] != SHIM_CACHE_MAX - (uint64_t)si)
