@@ -212,6 +212,24 @@ static size_t merge_by_name(shim_site_report *r, const merged *m, size_t n)
     return kept;
 }
 
+/* The environment for a helper program: this process's environment without LD_PRELOAD, so
+ * that neither this library nor a sanitizer runtime is loaded into the helper. Returns a
+ * NULL-terminated array pointing into environ (free only the array), or NULL without memory. */
+static char **helper_environment(void)
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 1, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
+            env[k++] = environ[i];
+    return env;
+}
+
 /* Runs "addr2line -f -C -e path addr..." for the n file addresses and writes, per address,
  * "file:line function" (file without its directory) into names[i] (cap bytes each), or leaves
  * names[i] empty where addr2line knows nothing. Returns 0, or -1 if addr2line could not run. */
@@ -221,12 +239,14 @@ static int addr2line(const char *path, const uint64_t *addr, size_t n, char (*na
     if (n == 0 || pipe(fd) != 0)
         return -1;
     char **argv = calloc(n + 6, sizeof *argv), (*hex)[24] = calloc(n, sizeof *hex);
+    char **env = helper_environment();
     int rc = -1;
     pid_t pid = 0;
     posix_spawn_file_actions_t fa;
-    if (!argv || !hex || posix_spawn_file_actions_init(&fa) != 0) {
+    if (!argv || !hex || !env || posix_spawn_file_actions_init(&fa) != 0) {
         free(argv);
         free(hex);
+        free(env);
         close(fd[0]);
         close(fd[1]);
         return -1;
@@ -243,8 +263,9 @@ static int addr2line(const char *path, const uint64_t *addr, size_t n, char (*na
     posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
     posix_spawn_file_actions_addclose(&fa, fd[0]);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    int spawned = posix_spawnp(&pid, "addr2line", &fa, NULL, argv, environ) == 0;
+    int spawned = posix_spawnp(&pid, "addr2line", &fa, NULL, argv, env) == 0;
     posix_spawn_file_actions_destroy(&fa);
+    free(env);
     close(fd[1]);
     FILE *in = fdopen(fd[0], "r");
     if (!in)
