@@ -375,7 +375,7 @@ const lm_move *lm_consume(lm_graph *g, uint64_t t, size_t *nmoves)
         if (j < 0)
             continue;
         lm_edge *ij = edge(g, i, j);
-        uint64_t b = ij->left < t ? ij->left : t;
+        uint64_t most = movable(g, i, j), b = most < t ? most : t;
         g->moves[n++] = (lm_move){i, j, ij->done, b};
         ij->left -= b;
         ij->done += b;

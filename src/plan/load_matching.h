@@ -108,7 +108,8 @@ int lm_cover_max(lm_graph *g, uint64_t top, int *stuck);
  * top minus the load of every unmatched vertex with load left (it must not end above top - t). */
 uint64_t lm_step_limit(const lm_graph *g, uint64_t top);
 
-/* One step: moves min(t, weight) over every matched edge; loads fall by that amount
+/* One step: moves min(t, weight) over every matched edge, never across the edge's split point
+ * (an edge before it moves at most up to it); loads fall by that amount
  * (LM_LOAD_EDGES: by one when the edge empties). An emptied edge leaves the graph and its ends
  * the matching; then every vertex released is matched again where it can be. Returns the moves,
  * one per edge matched before the step, in sender order (*nmoves of them); they stay valid

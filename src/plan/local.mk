@@ -8,6 +8,7 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/direct.c \
 	src/plan/greedy.c \
 	src/plan/regular.c \
+	src/plan/half.c \
 	src/plan/transpose.c \
 	src/plan/forward.c \
 	src/plan/walker_otto.h src/plan/walker_otto.c \
