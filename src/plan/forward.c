@@ -25,13 +25,18 @@
  * wait for the final step alone, so an iteration that defers moves at most 1/(2p) of the
  * initial largest load (at most 2p more iterations).
  *
- * Weights are measured in grains rather than whole packets (Sec. 3 with message lengths in
- * grains): a super-packet may end inside a packet, which only lowers the largest load. The grain
- * is 5 bytes when S is a multiple of 5, so that a fifth of every super-packet is a whole number
- * of bytes; otherwise it is 1 byte and each of the 12 rounds is floor(n / 5) or floor(n / 5) + 1
- * bytes long, choosing the fewest longer rounds that still give every edge its n bytes (at most
- * 6/5 byte more per iteration than 12 n / 5); when even that is no faster, the iteration sends
- * whole super-packets in three steps instead.
+ * Weights are counted in whole packets (Sec. 3 with message lengths in packets; the last packet
+ * of a part may be short), so there are at most ceil(h / 2) iterations, each moving at least
+ * one packet per matched edge, however the messages are shaped. A round moves a fifth of the
+ * super-packet of n bytes: n / 5 bytes when 5 divides n; otherwise each of the 12 rounds is
+ * floor(n / 5) or floor(n / 5) + 1 bytes long, choosing the fewest longer rounds that still
+ * give every edge its n bytes (at most 6/5 byte more per iteration than 12 n / 5); when even
+ * that is no faster, the iteration sends whole super-packets in three steps instead.
+ *
+ * Without forwarding (fw_mode.forwarding 0) the same machinery gives the half-duplex direct
+ * schedule (messages halved by bytes, weights in bytes, optionally a minimum super-packet) and
+ * the half-duplex stepwise one (every message one packet sent whole, weights in messages): each
+ * 2-relation in two steps, three with odd cycles (3 ceil(h / 2) in all).
  *
  * The bipartite graph, its loads and the covering matching are plan/load_matching.c's (shared
  * with the direct planner); this file cuts the messages, schedules each 2-relation and keeps
@@ -303,8 +308,10 @@ static int state_init(fw_state *st, const plan_matrix *m, const fw_mode *mode)
     uint64_t S = mode->packet;
     memset(st, 0, sizeof *st);
     st->p = p;
-    /* forwarding: fifths of super-packets in whole bytes where the packet allows it */
-    st->grain = !S ? 0 : mode->forwarding && S % 5 == 0 ? 5 : 1;
+    /* forwarding: weights in whole packets (Sec. 3 super-packets of packets), so that the
+     * number of iterations is at most ceil(h / 2) whatever the matrix; without forwarding in
+     * bytes (halves cut by bytes) */
+    st->grain = !S ? 0 : mode->forwarding ? S : 1;
     st->forwarding = mode->forwarding;
     st->min_step = mode->min_step;
     st->e = calloc((size_t)p * p, sizeof *st->e);
@@ -705,8 +712,8 @@ static int schedule(fw_state *st, plan *pl, uint64_t s, plan_error *err)
         return schedule_whole(st, pl, err);
     /* a round moves a fifth of the super-packet of n bytes: f bytes, one more in some rounds
      * when 5 does not divide n (grain 1) */
-    uint64_t f = st->grain == 5 ? s : s / 5, n = s * st->grain;
-    unsigned rho = st->grain == 5 ? 0 : (unsigned)(s % 5);
+    uint64_t n = s * st->grain, f = n / 5;
+    unsigned rho = (unsigned)(n % 5);
     choose_round_sizes(st, f, rho, (1u << T_COUNT) - 1);
     if (3 * n <= 12 * f + (unsigned)__builtin_popcount(st->extra)) /* rounding costs more */
         return schedule_whole(st, pl, err);

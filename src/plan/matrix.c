@@ -53,6 +53,24 @@ uint64_t plan_matrix_lower_bound(const plan_matrix *m, plan_duplex duplex)
     return best;
 }
 
+size_t plan_matrix_max_degree(const plan_matrix *m, plan_duplex duplex)
+{
+    size_t best = 0;
+    for (int i = 0; i < m->p; i++) {
+        size_t out = 0, in = 0;
+        for (int j = 0; j < m->p; j++) {
+            if (j == i)
+                continue;
+            out += plan_matrix_at(m, i, j) != 0;
+            in += plan_matrix_at(m, j, i) != 0;
+        }
+        size_t d = duplex == PLAN_DUPLEX_HALF ? out + in : (out > in ? out : in);
+        if (d > best)
+            best = d;
+    }
+    return best;
+}
+
 size_t plan_matrix_messages(const plan_matrix *m)
 {
     size_t n = 0;

@@ -271,9 +271,9 @@ uint64_t plan_transpose_share(uint64_t grains, int p, int i, int j, int k);
  * (6/5 + 2/p)(h + 1) for odd p when packet_bytes is a multiple of 5 (the odd bound is met by
  * every test, not proven for this super-packet variant); otherwise fifths are rounded to
  * bytes, which adds at most 6/5 byte per super-packet iteration (each at least one step).
- * Steps: at most 12 per iteration (O(messages + p) iterations) plus one per flush of deferred
- * pieces (odd p). Deterministic (integer arithmetic only). Returns 0, or -1 with err set
- * (packet_bytes 0, out of memory; pl then holds no memory). */
+ * Steps: at most 12 per iteration (at most ceil(h / 2) iterations, and O(messages + p)) plus
+ * one per flush of deferred pieces (odd p). Deterministic (integer arithmetic only). Returns
+ * 0, or -1 with err set (packet_bytes 0, out of memory; pl then holds no memory). */
 int plan_forward(const plan_matrix *m, uint64_t packet_bytes, plan *pl, plan_error *err);
 
 /* plan_forward with a limit on the plan's size: max_segments 0 means none; otherwise planning
