@@ -102,3 +102,58 @@ void tl_check_segment_limit(plan_algo algo, const plan_matrix *m, const plan_opt
     plan_free(&pl);
     plan_free(&full);
 }
+
+size_t tl_max_degree(const plan_matrix *m, plan_duplex duplex)
+{
+    size_t best = 0;
+    for (int v = 0; v < m->p; v++) {
+        size_t out = 0, in = 0;
+        for (int u = 0; u < m->p; u++) {
+            out += u != v && plan_matrix_at(m, v, u) != 0;
+            in += u != v && plan_matrix_at(m, u, v) != 0;
+        }
+        size_t d = duplex == PLAN_DUPLEX_HALF ? out + in : out > in ? out : in;
+        best = d > best ? d : best;
+    }
+    return best;
+}
+
+int tl_whole_messages(const plan_matrix *m, const plan *pl)
+{
+    if (pl->nsegments != plan_matrix_messages(m) || pl->ntransfers != pl->nsegments)
+        return 0;
+    for (size_t t = 0; t < pl->ntransfers; t++)
+        if (pl->transfers[t].nsegs != 1 ||
+            pl->transfers[t].bytes != plan_matrix_at(m, pl->transfers[t].src, pl->transfers[t].dst))
+            return 0;
+    return 1;
+}
+
+long tl_uneven_step(const plan *pl)
+{
+    for (size_t s = 0; s < pl->nsteps; s++)
+        for (size_t t = pl->step_begin[s] + 1; t < pl->step_begin[s + 1]; t++)
+            if (pl->transfers[t].bytes != pl->transfers[pl->step_begin[s]].bytes)
+                return (long)s;
+    return -1;
+}
+
+long tl_non_maximal_step(const plan *pl)
+{
+    /* busy[v]: v sends in the step, busy[p + v]: v receives; half duplex uses one mark */
+    int p = pl->p, half = pl->duplex == PLAN_DUPLEX_HALF;
+    int *busy = calloc(2 * (size_t)p, sizeof *busy);
+    long bad = -1;
+    ck_assert_ptr_nonnull(busy);
+    for (size_t s = 0; s < pl->nsteps && bad < 0; s++) {
+        for (int v = 0; v < 2 * p; v++)
+            busy[v] = 0;
+        for (size_t t = pl->step_begin[s]; t < pl->step_begin[s + 1]; t++)
+            busy[pl->transfers[t].src] = busy[(half ? 0 : p) + pl->transfers[t].dst] = 1;
+        for (size_t t = pl->step_begin[s + 1]; t < pl->ntransfers && bad < 0; t++)
+            if (!busy[pl->transfers[t].src] && !busy[(half ? 0 : p) + pl->transfers[t].dst])
+                bad = (long)s;
+    }
+    free(busy);
+    return bad;
+}
