@@ -15,7 +15,8 @@ enum { WINDOW_MAX = 1024 };
 /* Every variable hrelay reads (the divergence hash covers exactly these). */
 static const char *const env_names[] = {
     "HRELAY_ALGO",   "HRELAY_REPORT", "HRELAY_DUMP",   "HRELAY_VERBOSE",     "HRELAY_DISABLE",
-    "HRELAY_MIN_STEP", "HRELAY_WINDOW", "HRELAY_GRAIN", "HRELAY_PACKET", "HRELAY_MAX_STAGING"};
+    "HRELAY_MIN_STEP", "HRELAY_WINDOW", "HRELAY_GRAIN", "HRELAY_PACKET", "HRELAY_MAX_STAGING",
+    "HRELAY_DUPLEX"};
 
 /* Appends one printf-style line to warn without overflowing it. */
 static void add_warning(char *warn, size_t cap, const char *fmt, ...)
@@ -139,6 +140,7 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
     const char *v;
     memset(cfg, 0, sizeof *cfg);
     cfg->algo = PLAN_ALGO_DIRECT;
+    cfg->duplex = PLAN_DUPLEX_FULL;
     cfg->window = EXEC_DEFAULT_WINDOW;
     cfg->packet = SHIM_DEFAULT_PACKET;
     cfg->max_staging = SHIM_DEFAULT_MAX_STAGING;
@@ -157,6 +159,13 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
         else
             add_warning(warn, cap, "HRELAY_ALGO=%s is not one of auto, %s; using direct", v,
                         family_list());
+    }
+
+    if ((v = env("HRELAY_DUPLEX"))) {
+        if (!strcmp(v, "half"))
+            cfg->duplex = PLAN_DUPLEX_HALF;
+        else if (strcmp(v, "full"))
+            add_warning(warn, cap, "HRELAY_DUPLEX=%s is not full or half; using full", v);
     }
 
     if ((v = env("HRELAY_VERBOSE")) && parse_int(v, 0, 2, &cfg->verbose)) {

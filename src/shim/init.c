@@ -123,9 +123,10 @@ static void startup(void)
     if (cfg.grain)
         snprintf(grain, sizeof grain, "%llu", (unsigned long long)cfg.grain);
     shim_log(1,
-             "%s on %d ranks: algo=%s min_step=%llu window=%d grain=%s packet=%llu "
+             "%s on %d ranks: algo=%s duplex=%s min_step=%llu window=%d grain=%s packet=%llu "
              "max_staging=%llu report=%s dump=%s",
              HRELAY_VERSION_STRING, size, plan_algo_name(cfg.algo),
+             cfg.duplex == PLAN_DUPLEX_HALF ? "half" : "full",
              (unsigned long long)cfg.min_step, cfg.window, grain, (unsigned long long)cfg.packet,
              (unsigned long long)cfg.max_staging, cfg.report[0] ? cfg.report : "-",
              cfg.dump[0] ? cfg.dump : "-");

@@ -2,8 +2,8 @@
  *
  * {"version": "0.1.0", "mpi_library": "MPICH Version: 4.0.2", "ranks": 4,
  *  "config": {"algo": "direct", "min_step_bytes": 0, "window": 4, "verbose": 0,
- *             "report": "r.json", "dump": null, "grain_bytes": null, "packet_bytes": 65536,
- *             "max_staging_bytes": 268435456},
+ *             "duplex": "full", "report": "r.json", "dump": null, "grain_bytes": null,
+ *             "packet_bytes": 65536, "max_staging_bytes": 268435456},
  *  "callsites": [{"site": "unknown", "calls": 3, "bytes": 12345,
  *                 "algorithms": {"direct": 3}, "plans_computed": 3, "cache_hits": 0,
  *                 "time_s": 0.00123, "modeled_native_s": 0.00098}]}
@@ -77,8 +77,10 @@ int shim_report_write(const char *path, const shim_config *cfg, const shim_stats
     json_string(f, lib);
     fprintf(f, ", \"ranks\": %d,\n \"config\": {\"algo\": ", ranks);
     json_string(f, plan_algo_name(cfg->algo));
-    fprintf(f, ", \"min_step_bytes\": %llu, \"window\": %d, \"verbose\": %d, \"report\": ",
+    fprintf(f, ", \"min_step_bytes\": %llu, \"window\": %d, \"verbose\": %d, \"duplex\": ",
             (unsigned long long)cfg->min_step, cfg->window, cfg->verbose);
+    json_string(f, cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full");
+    fputs(", \"report\": ", f);
     json_path(f, cfg->report);
     fputs(", \"dump\": ", f);
     json_path(f, cfg->dump);

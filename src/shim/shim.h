@@ -41,6 +41,7 @@ enum { SHIM_TAG_PLAN = 1 };
 typedef struct shim_config {
     int disable;              /* HRELAY_DISABLE=1: pure pass-through */
     plan_algo algo;           /* HRELAY_ALGO: native or any schedule family */
+    plan_duplex duplex;       /* HRELAY_DUPLEX: the model plans obey (plan_options.duplex) */
     int verbose;              /* HRELAY_VERBOSE: 0, 1, 2 */
     int window;               /* HRELAY_WINDOW: operations in flight in exec */
     uint64_t min_step;        /* HRELAY_MIN_STEP: plan_direct_opts.min_step_bytes */

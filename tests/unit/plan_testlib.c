@@ -157,3 +157,44 @@ long tl_non_maximal_step(const plan *pl)
     free(busy);
     return bad;
 }
+
+/* Units of u bytes in message i -> j (0 on the diagonal). */
+static uint64_t units(const plan_matrix *m, int i, int j, uint64_t u)
+{
+    return i == j ? 0 : (plan_matrix_at(m, i, j) + u - 1) / u;
+}
+
+uint64_t tl_h_packets(const plan_matrix *m, uint64_t S)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < m->p; i++) {
+        uint64_t x = 0;
+        for (int j = 0; j < m->p; j++)
+            x += units(m, i, j, S) + units(m, j, i, S);
+        h = x > h ? x : h;
+    }
+    return h;
+}
+
+int tl_transpose_bins_ok(const plan_matrix *m, uint64_t g)
+{
+    int p = m->p;
+    for (int a = 0; a < p; a++) {
+        uint64_t sent = 0, recvd = 0;
+        for (int b = 0; b < p; b++) {
+            sent += units(m, a, b, g);
+            recvd += units(m, b, a, g);
+        }
+        for (int k = 0; k < p; k++) {
+            uint64_t bin1 = 0, bin2 = 0; /* rank a's bin k; intermediate k's bin for a */
+            for (int x = 0; x < p; x++) {
+                bin1 += plan_transpose_share(units(m, a, x, g), p, a, x, k);
+                bin2 += plan_transpose_share(units(m, x, a, g), p, x, a, k);
+            }
+            if (2 * (uint64_t)p * bin1 > 2 * sent + (uint64_t)p * p ||
+                2 * (uint64_t)p * bin2 > 2 * recvd + (uint64_t)p * p)
+                return 0;
+        }
+    }
+    return 1;
+}

@@ -49,6 +49,16 @@ long tl_uneven_step(const plan *pl);
  * that step under pl->duplex), or -1: every step of a greedy plan is a maximal matching. */
 long tl_non_maximal_step(const plan *pl);
 
+/* h of Sanders and Solis-Oba: the largest number of packets of S bytes (the last one of a
+ * message possibly short) a rank sends plus receives. */
+uint64_t tl_h_packets(const plan_matrix *m, uint64_t S);
+
+/* Whether the two-round transpose's dealing of m in grains of g bytes meets Bader, Helman and
+ * JaJa's bounds: rank i's round-1 bin for any intermediate at most sent_i / p + p / 2 grains,
+ * an intermediate's round-2 bin for rank j at most received_j / p + p / 2 (so n / p^2 + p / 2
+ * and h / p + p / 2 for balanced input); counts from plan_transpose_share. */
+int tl_transpose_bins_ok(const plan_matrix *m, uint64_t g);
+
 /* Runs suite s with its test cases basic and props (property tests, allowed 600 s each),
  * printing Check's report. Returns the exit status: EXIT_SUCCESS if every test passed. */
 int tl_run(Suite *s, TCase *basic, TCase *props);

@@ -10,25 +10,6 @@
 #include "plan_testlib.h"
 #include "random_matrix.h"
 
-/* Packets of message i -> j (0 on the diagonal). */
-static uint64_t packets(const plan_matrix *m, int i, int j, uint64_t S)
-{
-    return i == j ? 0 : (plan_matrix_at(m, i, j) + S - 1) / S;
-}
-
-/* h: the largest number of packets a rank sends plus receives. */
-static uint64_t h_of(const plan_matrix *m, uint64_t S)
-{
-    uint64_t h = 0;
-    for (int i = 0; i < m->p; i++) {
-        uint64_t x = 0;
-        for (int j = 0; j < m->p; j++)
-            x += packets(m, i, j, S) + packets(m, j, i, S);
-        h = x > h ? x : h;
-    }
-    return h;
-}
-
 /* Plans m with packet size S and checks the plan with the verifier. */
 static plan forward_checked(const plan_matrix *m, uint64_t S)
 {
@@ -163,7 +144,7 @@ START_TEST(forward_lower_bound_instance)
             uint64_t S = sizes[si], half = 200; /* h = 400 packets */
             int p = 3 * k;
             plan_matrix m = cycles(p, 3, half * S);
-            uint64_t h = h_of(&m, S);
+            uint64_t h = tl_h_packets(&m, S);
             ck_assert_uint_eq(h, 2 * half);
             plan_options half_duplex = {.duplex = PLAN_DUPLEX_HALF};
             plan direct = tl_build_checked(PLAN_ALGO_DIRECT, &m, &half_duplex);
@@ -231,7 +212,7 @@ START_TEST(forward_bounds_random)
             plan_matrix_free(&m);
             break;
         }
-        uint64_t T = plan_bandwidth_term(&pl), h = h_of(&m, S);
+        uint64_t T = plan_bandwidth_term(&pl), h = tl_h_packets(&m, S);
         u128 slack = S % 5 ? (u128)6 * p * pl.nsteps : 0;
         if (!meets_bound(T, h, S, p, slack)) {
             snprintf(msg, sizeof msg, "#%d %s p=%d S=%llu: %.4f (h+1), steps %zu", n,
@@ -266,7 +247,7 @@ START_TEST(forward_cycles)
                 snprintf(msg, sizeof msg, "p=%d len=%d: %s", p, len, err.text);
                 bad = 1;
             } else {
-                uint64_t T = plan_bandwidth_term(&pl), h = h_of(&m, S);
+                uint64_t T = plan_bandwidth_term(&pl), h = tl_h_packets(&m, S);
                 if (!meets_bound(T, h, S, p, S % 5 ? (u128)6 * p * pl.nsteps : 0)) {
                     snprintf(msg, sizeof msg, "p=%d len=%d: %.4f (h+1)", p, len, ratio(T, h, S));
                     bad = 1;

@@ -74,57 +74,6 @@ static uint64_t three_halves(uint64_t x)
     return 3 * ((x + 1) / 2);
 }
 
-/* Grains of message i -> j for grain size g (0 on the diagonal). */
-static uint64_t grains_of(const plan_matrix *m, int i, int j, uint64_t g)
-{
-    return i == j ? 0 : (plan_matrix_at(m, i, j) + g - 1) / g;
-}
-
-/* Whether every transpose bin of m meets Bader, Helman and JaJa's bound for grain g: rank i's
- * round-1 bin at most sent_i / p + p / 2 grains, intermediate k's round-2 bin for rank j at
- * most received_j / p + p / 2. */
-static int transpose_bins_ok(const plan_matrix *m, uint64_t g)
-{
-    int p = m->p;
-    for (int a = 0; a < p; a++) {
-        uint64_t sent = 0, recvd = 0;
-        for (int b = 0; b < p; b++) {
-            sent += grains_of(m, a, b, g);
-            recvd += grains_of(m, b, a, g);
-        }
-        for (int k = 0; k < p; k++) {
-            uint64_t bin1 = 0, bin2 = 0;
-            for (int x = 0; x < p; x++) {
-                bin1 += plan_transpose_share(grains_of(m, a, x, g), p, a, x, k);
-                bin2 += plan_transpose_share(grains_of(m, x, a, g), p, x, a, k);
-            }
-            if (2 * (uint64_t)p * bin1 > 2 * sent + (uint64_t)p * p ||
-                2 * (uint64_t)p * bin2 > 2 * recvd + (uint64_t)p * p)
-                return 0;
-        }
-    }
-    return 1;
-}
-
-/* Packets of message i -> j (0 on the diagonal). */
-static uint64_t packets(const plan_matrix *m, int i, int j, uint64_t S)
-{
-    return i == j ? 0 : (plan_matrix_at(m, i, j) + S - 1) / S;
-}
-
-/* The largest number of packets of S bytes a rank sends plus receives. */
-static uint64_t h_packets(const plan_matrix *m, uint64_t S)
-{
-    uint64_t h = 0;
-    for (int i = 0; i < m->p; i++) {
-        uint64_t x = 0;
-        for (int j = 0; j < m->p; j++)
-            x += packets(m, i, j, S) + packets(m, j, i, S);
-        h = x > h ? x : h;
-    }
-    return h;
-}
-
 /* Checks the plan of family algo in mode duplex for m against its paper's bound; `what` names
  * the case in failure messages. */
 static void check_family(plan_algo algo, plan_duplex duplex, const plan_matrix *m, int K,
@@ -194,11 +143,11 @@ static void check_family(plan_algo algo, plan_duplex duplex, const plan_matrix *
         size_t rounds = p % 2 ? (size_t)p : (size_t)p - 1;
         ck_assert_msg(pl.nsteps <= (half ? 4 * rounds : 2 * (size_t)(p - 1)), "%s: %zu steps",
                       what, pl.nsteps);
-        ck_assert_msg(transpose_bins_ok(m, o.grain_bytes), "%s: a bin above the bound", what);
+        ck_assert_msg(tl_transpose_bins_ok(m, o.grain_bytes), "%s: a bin above the bound", what);
         break;
     }
     default: { /* forward: 5 p T <= (6 p + 10 [p odd]) (h + 1) S (Theorem 1) */
-        uint64_t S = o.packet_bytes, h = h_packets(m, S);
+        uint64_t S = o.packet_bytes, h = tl_h_packets(m, S);
         unsigned __int128 lhs = (unsigned __int128)5 * (unsigned)p * bw;
         unsigned __int128 rhs = (unsigned __int128)(6 * (uint64_t)p + (p % 2 ? 10 : 0)) * (h + 1) * S;
         ck_assert_msg(lhs <= rhs, "%s: forward %.4f (h + 1) packets", what,
