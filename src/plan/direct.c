@@ -24,16 +24,17 @@ static int emit_step(plan *pl, const lm_move *mv, size_t n, plan_error *err)
     return 0;
 }
 
-/* Bytes every matched edge moves in this step: the engine's limit (the smallest matched
- * weight, so that no uncovered vertex ends above the new maximum), raised to min_step (capped
- * per edge by the edge's remaining weight when the step is emitted). Stepwise: every matched
- * message goes whole. */
+/* Bytes every matched edge moves in this step (capped per edge by its remaining weight when
+ * the step is emitted). Exact: the engine's limit (the smallest matched weight, so that no
+ * uncovered vertex ends above the new maximum). With a minimum step: the most that lets no
+ * rank end more than min_step above the new maximum L - t (lm_step_limit_slack), which is at
+ * least min_step and at least the exact limit, so each step costs at most min_step more than
+ * the bound falls. Stepwise: every matched message goes whole. */
 static uint64_t step_bytes(const lm_graph *g, int by_messages, uint64_t L, uint64_t min_step)
 {
     if (by_messages)
         return UINT64_MAX;
-    uint64_t t = lm_step_limit(g, L);
-    return t < min_step ? min_step : t;
+    return min_step ? lm_step_limit_slack(g, L, min_step) : lm_step_limit(g, L);
 }
 
 /* Emits the steps of the decomposition into pl (initialised, empty) until every load is zero,
@@ -63,7 +64,7 @@ static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step,
 {
     lm_graph g;
     if (lm_init(&g, m->p, m->bytes, NULL, by_messages ? LM_LOAD_EDGES : LM_LOAD_WEIGHT,
-                by_messages ? LM_HEAVIEST : LM_SPREAD))
+                by_messages ? LM_HEAVIEST : min_step ? LM_SORTED : LM_SPREAD))
         return plan_error_set(err, 0, "out of memory planning %d ranks", m->p);
     if (plan_init(pl, m->p, algo, PLAN_DUPLEX_FULL, err)) {
         lm_free(&g);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/bigmem.h"
 #include "plan/plan.h"
 
 static const char *const algo_names[PLAN_ALGO_COUNT] = {"native", "direct", "stepwise",
@@ -117,7 +118,7 @@ static int grow(void **array, size_t *cap, size_t need, size_t elem)
     size_t n = *cap ? *cap : 16;
     while (n < need)
         n *= 2;
-    void *a = realloc(*array, n * elem);
+    void *a = plan_big_realloc(*array, n * elem);
     if (!a)
         return -1;
     *array = a;
@@ -168,6 +169,24 @@ int plan_add_segment(plan *pl, int origin, int target, uint64_t offset, uint64_t
     plan_transfer *t = &pl->transfers[pl->ntransfers - 1];
     t->nsegs++;
     t->bytes += bytes;
+    return 0;
+}
+
+int plan_add_direct_transfers(plan *pl, const plan_segment *segs, size_t n, plan_error *err)
+{
+    if (pl->nsteps == 0)
+        return plan_error_set(err, 0, "transfer added before the first step");
+    if (plan_reserve(pl, pl->ntransfers + n, pl->nsegments + n, err))
+        return -1;
+    plan_transfer *t = pl->transfers + pl->ntransfers;
+    if (segs != pl->segments + pl->nsegments)
+        memcpy(pl->segments + pl->nsegments, segs, n * sizeof *segs);
+    for (size_t k = 0; k < n; k++)
+        t[k] = (plan_transfer){.src = segs[k].origin, .dst = segs[k].target, .nsegs = 1,
+                               .seg_begin = pl->nsegments + k, .bytes = segs[k].bytes};
+    pl->ntransfers += n;
+    pl->nsegments += n;
+    pl->step_begin[pl->nsteps] = pl->ntransfers;
     return 0;
 }
 

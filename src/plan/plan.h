@@ -143,6 +143,12 @@ int plan_add_transfer(plan *pl, int src, int dst, plan_error *err);
 int plan_add_segment(plan *pl, int origin, int target, uint64_t offset, uint64_t bytes,
                      plan_error *err);
 
+/* Builder: appends n transfers to the current step, transfer k carrying segs[k] alone, from
+ * segs[k].origin to segs[k].target (a message sent directly). segs may be the plan's own
+ * segment array from entry nsegments on, when plan_reserve made room for the n segments (a
+ * planner that writes them in place). Returns 0, or -1 (out of memory) with err set. */
+int plan_add_direct_transfers(plan *pl, const plan_segment *segs, size_t n, plan_error *err);
+
 /* Builder: drops the current step if it has no transfer (keeps step_begin consistent). */
 void plan_end_step(plan *pl);
 
