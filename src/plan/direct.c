@@ -24,17 +24,16 @@ static int emit_step(plan *pl, const lm_move *mv, size_t n, plan_error *err)
     return 0;
 }
 
-/* Bytes every matched edge moves in this step (capped per edge by its remaining weight when
- * the step is emitted). Exact: the engine's limit (the smallest matched weight, so that no
- * uncovered vertex ends above the new maximum). With a minimum step: the most that lets no
- * rank end more than min_step above the new maximum L - t (lm_step_limit_slack), which is at
- * least min_step and at least the exact limit, so each step costs at most min_step more than
- * the bound falls. Stepwise: every matched message goes whole. */
+/* Bytes every matched edge moves in this step: the engine's limit (the smallest matched
+ * weight, so that no uncovered vertex ends above the new maximum), raised to min_step (capped
+ * per edge by the edge's remaining weight when the step is emitted). Stepwise: every matched
+ * message goes whole. */
 static uint64_t step_bytes(const lm_graph *g, int by_messages, uint64_t L, uint64_t min_step)
 {
     if (by_messages)
         return UINT64_MAX;
-    return min_step ? lm_step_limit_slack(g, L, min_step) : lm_step_limit(g, L);
+    uint64_t t = lm_step_limit(g, L);
+    return t < min_step ? min_step : t;
 }
 
 /* Emits the steps of the decomposition into pl (initialised, empty) until every load is zero,
@@ -64,7 +63,7 @@ static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step,
 {
     lm_graph g;
     if (lm_init(&g, m->p, m->bytes, NULL, by_messages ? LM_LOAD_EDGES : LM_LOAD_WEIGHT,
-                by_messages ? LM_HEAVIEST : min_step ? LM_SORTED : LM_SPREAD))
+                by_messages ? LM_HEAVIEST : LM_SPREAD))
         return plan_error_set(err, 0, "out of memory planning %d ranks", m->p);
     if (plan_init(pl, m->p, algo, PLAN_DUPLEX_FULL, err)) {
         lm_free(&g);
@@ -82,12 +81,38 @@ static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step,
     return rc;
 }
 
+/* With a minimum step min_step: the greedy schedule of whole messages (plan_greedy) if its
+ * bandwidth term is within min_step per step of the lower bound (and it fits max_segments),
+ * relabelled direct. Returns 1 with pl set, 0 (pl holds no memory) when it does not qualify,
+ * or -1 with err set. */
+static int try_whole_messages(const plan_matrix *m, uint64_t min_step, size_t max_segments,
+                              plan *pl, plan_error *err)
+{
+    if (plan_greedy(m, pl, err))
+        return -1;
+    uint64_t lb = plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL), bw = plan_bandwidth_term(pl);
+    if ((max_segments && pl->nsegments > max_segments) ||
+        (unsigned __int128)min_step * pl->nsteps < bw - lb) {
+        plan_free(pl);
+        return 0;
+    }
+    pl->algo = PLAN_ALGO_DIRECT;
+    pl->min_step_bytes = min_step;
+    return 1;
+}
+
 int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err)
 {
     if (plan_matrix_is_uniform(m, NULL))
         return plan_regular(m, PLAN_DUPLEX_FULL, PLAN_ALGO_DIRECT, pl, err);
-    return decompose(m, 0, opts ? opts->min_step_bytes : 0, opts ? opts->max_segments : 0,
-                     PLAN_ALGO_DIRECT, pl, err);
+    uint64_t min_step = opts ? opts->min_step_bytes : 0;
+    size_t max_segments = opts ? opts->max_segments : 0;
+    if (min_step) {
+        int rc = try_whole_messages(m, min_step, max_segments, pl, err);
+        if (rc)
+            return rc < 0 ? -1 : 0;
+    }
+    return decompose(m, 0, min_step, max_segments, PLAN_ALGO_DIRECT, pl, err);
 }
 
 int plan_stepwise(const plan_matrix *m, plan *pl, plan_error *err)

@@ -15,7 +15,17 @@
 
 enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS };
 
-/* Sorts the messages idx[0 .. n) (indices into m's entries) heaviest first, keeping the given
+/* A message as sender << 16 | receiver (p <= 65536). */
+#define MSG_SRC(x) ((int)((x) >> 16))
+#define MSG_DST(x) ((int)((x) & 0xffff))
+
+/* The size of message x of m. */
+static uint64_t msg_bytes(const plan_matrix *m, uint32_t x)
+{
+    return plan_matrix_at(m, MSG_SRC(x), MSG_DST(x));
+}
+
+/* Sorts the messages idx[0 .. n) (sender << 16 | receiver) heaviest first, keeping the given
  * order among equal sizes (an LSD radix sort, as many passes of RADIX_BITS as the largest
  * size, most, needs); tmp holds n indices. The result is in *idx (the two buffers may be
  * swapped). Returns 0 or -1 (out of memory). */
@@ -29,7 +39,7 @@ static int sort_heaviest_first(const plan_matrix *m, uint32_t **idx, uint32_t **
     for (int shift = 0; shift < bits; shift += RADIX_BITS) {
         memset(count, 0, RADIX * sizeof *count);
         for (size_t k = 0; k < n; k++)
-            count[m->bytes[(*idx)[k]] >> shift & (RADIX - 1)]++;
+            count[msg_bytes(m, (*idx)[k]) >> shift & (RADIX - 1)]++;
         /* positions from the largest digit down: a stable pass in decreasing digit order */
         size_t at = 0;
         for (int d = RADIX - 1; d >= 0; d--) {
@@ -38,7 +48,7 @@ static int sort_heaviest_first(const plan_matrix *m, uint32_t **idx, uint32_t **
             at += c;
         }
         for (size_t k = 0; k < n; k++)
-            (*tmp)[count[m->bytes[(*idx)[k]] >> shift & (RADIX - 1)]++] = (*idx)[k];
+            (*tmp)[count[msg_bytes(m, (*idx)[k]) >> shift & (RADIX - 1)]++] = (*idx)[k];
         uint32_t *swap = *idx;
         *idx = *tmp;
         *tmp = swap;
@@ -73,68 +83,91 @@ static size_t first_fit(busy_map *b, int src, int dst)
     return w * 64 + (size_t)bit;
 }
 
-/* The greedy schedule of m under duplex (see plan_greedy and plan_greedy_half). */
-static int greedy(const plan_matrix *m, plan_duplex duplex, plan *pl, plan_error *err)
+/* Lists the messages of m in idx (sender-major order; room for p (p - 1)) and counts each
+ * rank's messages in deg (senders then receivers, or one count per rank in half duplex).
+ * Returns their number and sets *most to the largest size. */
+static size_t collect(const plan_matrix *m, int half, uint32_t *idx, size_t *deg, uint64_t *most)
 {
-    int p = m->p, half = duplex == PLAN_DUPLEX_HALF;
-    size_t pp = (size_t)p * p, n = 0, most_steps = 0, *deg = calloc(2 * (size_t)p, sizeof *deg);
-    uint64_t most = 0;
-    for (int i = 0; i < p && deg; i++)
-        for (int j = 0; j < p; j++)
-            if (i != j && plan_matrix_at(m, i, j)) {
-                n++;
-                deg[i]++;
-                deg[(half ? 0 : p) + j]++;
-                most = plan_matrix_at(m, i, j) > most ? plan_matrix_at(m, i, j) : most;
-            }
-    /* a message waits at most for the other messages of its two ranks: 2D - 1 steps */
-    for (int v = 0; v < 2 * p && deg; v++)
-        most_steps = deg[v] > most_steps ? deg[v] : most_steps;
-    most_steps = 2 * most_steps + 1;
-    busy_map b = {.words = most_steps / 64 + 2};
-    uint32_t *idx = plan_big_alloc(n * sizeof *idx), *tmp = plan_big_alloc(n * sizeof *tmp);
-    size_t *start = calloc(most_steps + 1, sizeof *start);
-    b.send = calloc((size_t)p * b.words, sizeof *b.send);
-    b.recv = half ? b.send : calloc((size_t)p * b.words, sizeof *b.recv);
-    b.low_send = calloc((size_t)p, sizeof *b.low_send);
-    b.low_recv = half ? b.low_send : calloc((size_t)p, sizeof *b.low_recv);
-    int rc = 0;
-    if (pp > UINT32_MAX || !deg || !idx || !tmp || !start || !b.send || !b.recv ||
-        !b.low_send || !b.low_recv || plan_init(pl, p, PLAN_ALGO_GREEDY, duplex, err)) {
-        rc = plan_error_set(err, 0, "out of memory planning %d ranks", p);
-        goto out;
+    int p = m->p;
+    size_t n = 0;
+    *most = 0;
+    for (int i = 0; i < p; i++) {
+        const uint64_t *row = m->bytes + (size_t)i * (size_t)p;
+        for (int j = 0; j < p; j++) {
+            if (j == i || !row[j])
+                continue;
+            idx[n++] = (uint32_t)i << 16 | (uint32_t)j;
+            deg[i]++;
+            deg[(half ? 0 : p) + j]++;
+            *most = row[j] > *most ? row[j] : *most;
+        }
     }
-    n = 0;
-    for (size_t ij = 0; ij < pp; ij++)
-        if (ij / (size_t)p != ij % (size_t)p && m->bytes[ij])
-            idx[n++] = (uint32_t)ij;
-    /* heaviest first; ties by sender, then receiver (the order they were collected in), so
-     * the order (and the plan) is the same on every rank */
-    if (sort_heaviest_first(m, &idx, &tmp, n, most) || plan_reserve(pl, n, n, err)) {
-        rc = plan_error_set(err, 0, "out of memory planning %d ranks", p);
-        goto out;
-    }
-    uint32_t *step_of = tmp; /* free after the sort */
+    return n;
+}
+
+/* Writes the n messages idx (heaviest first) into pl (initialised, room for n transfers and
+ * segments reserved) step by step: each in the first step in which its ranks are free (b),
+ * in heaviest-first order within a step. step_of and start are scratch for n and
+ * b's number of steps + 1 entries (start zeroed). Returns 0 or -1 with err set. */
+static int emit_first_fit(const plan_matrix *m, const uint32_t *idx, size_t n, busy_map *b,
+                          uint32_t *step_of, size_t *start, plan *pl, plan_error *err)
+{
     size_t nsteps = 0;
     for (size_t k = 0; k < n; k++) {
-        size_t s = first_fit(&b, (int)(idx[k] / (uint32_t)p), (int)(idx[k] % (uint32_t)p));
+        size_t s = first_fit(b, MSG_SRC(idx[k]), MSG_DST(idx[k]));
         step_of[k] = (uint32_t)s;
         start[s + 1]++;
         nsteps = s + 1 > nsteps ? s + 1 : nsteps;
     }
     for (size_t s = 0; s < nsteps; s++)
         start[s + 1] += start[s];
-    /* the messages of each step, in heaviest-first order, straight into the plan's segments */
+    /* the messages of each step straight into the plan's segments */
     plan_segment *segs = pl->segments;
-    for (size_t k = 0; k < n; k++) {
-        int i = (int)(idx[k] / (uint32_t)p), j = (int)(idx[k] % (uint32_t)p);
-        segs[start[step_of[k]]++] = (plan_segment){i, j, 0, m->bytes[idx[k]]};
-    }
-    for (size_t s = 0, from = 0; s < nsteps && rc == 0; from = start[s++])
-        rc = plan_begin_step(pl, err) ||
-             plan_add_direct_transfers(pl, segs + from, start[s] - from, err);
+    for (size_t k = 0; k < n; k++)
+        segs[start[step_of[k]]++] =
+            (plan_segment){MSG_SRC(idx[k]), MSG_DST(idx[k]), 0, msg_bytes(m, idx[k])};
+    for (size_t s = 0, from = 0; s < nsteps; from = start[s++])
+        if (plan_begin_step(pl, err) ||
+            plan_add_direct_transfers(pl, segs + from, start[s] - from, err))
+            return -1;
+    return 0;
+}
+
+/* The greedy schedule of m under duplex (see plan_greedy and plan_greedy_half). */
+static int greedy(const plan_matrix *m, plan_duplex duplex, plan *pl, plan_error *err)
+{
+    int p = m->p, half = duplex == PLAN_DUPLEX_HALF, rc = -1;
+    size_t room = (size_t)p * (size_t)(p - 1), n = 0, most_steps = 0;
+    uint64_t most;
+    size_t *deg = calloc(2 * (size_t)p, sizeof *deg), *start = NULL;
+    uint32_t *idx = plan_big_alloc(room * sizeof *idx), *tmp = plan_big_alloc(room * sizeof *tmp);
+    busy_map b = {0};
+    if (p > 65536 || !deg || !idx || !tmp)
+        goto out_of_memory;
+    n = collect(m, half, idx, deg, &most);
+    /* a message waits at most for the other messages of its two ranks: 2D - 1 steps */
+    for (int v = 0; v < 2 * p; v++)
+        most_steps = deg[v] > most_steps ? deg[v] : most_steps;
+    most_steps = 2 * most_steps + 1;
+    b.words = most_steps / 64 + 2;
+    start = calloc(most_steps + 1, sizeof *start);
+    b.send = calloc((size_t)p * b.words, sizeof *b.send);
+    b.recv = half ? b.send : calloc((size_t)p * b.words, sizeof *b.recv);
+    b.low_send = calloc((size_t)p, sizeof *b.low_send);
+    b.low_recv = half ? b.low_send : calloc((size_t)p, sizeof *b.low_recv);
+    /* heaviest first; ties by sender, then receiver (the order they were collected in), so
+     * the order (and the plan) is the same on every rank */
+    if (!start || !b.send || !b.recv || !b.low_send || !b.low_recv ||
+        sort_heaviest_first(m, &idx, &tmp, n, most))
+        goto out_of_memory;
+    if (plan_init(pl, p, PLAN_ALGO_GREEDY, duplex, err))
+        goto out;
+    rc = plan_reserve(pl, n, n, err) || emit_first_fit(m, idx, n, &b, tmp, start, pl, err) ? -1 : 0;
     if (rc)
         plan_free(pl);
+    goto out;
+out_of_memory:
+    plan_error_set(err, 0, "out of memory planning %d ranks", p);
 out:
     free(deg);
     free(idx);
@@ -146,7 +179,7 @@ out:
     free(b.low_send);
     if (!half)
         free(b.low_recv);
-    return rc ? -1 : 0;
+    return rc;
 }
 
 int plan_greedy(const plan_matrix *m, plan *pl, plan_error *err)

@@ -37,35 +37,17 @@ static void set_alive(lm_graph *g, int sender, int receiver, int on)
     *b = on ? *b | mb : *b & ~mb;
 }
 
-/* Returns the first neighbour of (s, v) at list position *k or later whose edge still has
- * weight, and sets *k to its position; -1 when the list ends before. Emptied edges met on the
- * way are dropped (the list is reordered from *k on), except under LM_SORTED, which keeps the
- * order and only moves first[s][v] past a run of emptied edges at the front. */
-static int next_live(lm_graph *g, int s, int v, int *k)
-{
-    int *list = g->adj[s] + (size_t)v * g->p;
-    if (g->policy == LM_SORTED && *k < g->first[s][v])
-        *k = g->first[s][v];
-    while (*k < g->deg[s][v]) {
-        if (is_alive(g, s, v, list[*k]))
-            return list[*k];
-        if (g->policy != LM_SORTED) {
-            list[*k] = list[--g->deg[s][v]];
-        } else {
-            if (*k == g->first[s][v])
-                g->first[s][v]++;
-            ++*k;
-        }
-    }
-    return -1;
-}
-
-/* The neighbour at list position k of (s, v) if its edge still has weight, after dropping
- * emptied edges as next_live does; -1 when the list ends before. */
+/* Returns the k-th neighbour of (s, v) whose edge still has weight, dropping emptied edges met
+ * on the way (the list is reordered from position k on); -1 when the list ends before. */
 static int live_neighbour(lm_graph *g, int s, int v, int k)
 {
-    int at = k, u = next_live(g, s, v, &at);
-    return at == k ? u : -1;
+    int *list = g->adj[s] + (size_t)v * g->p;
+    while (k < g->deg[s][v]) {
+        if (is_alive(g, s, v, list[k]))
+            return list[k];
+        list[k] = list[--g->deg[s][v]];
+    }
+    return -1;
 }
 
 /* Puts (s, v) in its side's free list if it is unmatched, has load left and is not there. */
@@ -110,54 +92,12 @@ static void release(lm_graph *g, int s, int v)
 /* LM_FIRST: matches (s, v) to its first free neighbour in list order. Returns 1 if matched. */
 static int match_first(lm_graph *g, int s, int v)
 {
-    for (int k = 0, u; (u = next_live(g, s, v, &k)) >= 0; k++)
+    for (int k = 0, u; (u = live_neighbour(g, s, v, k)) >= 0; k++)
         if (g->mate[1 - s][u] < 0) {
             match(g, s, v, u);
             return 1;
         }
     return 0;
-}
-
-/* LM_SORTED: matches (s, v) to the first free neighbour of its sorted list, or, when the other
- * side has few free vertices, to the one of them with the heaviest edge (ties: the lowest
- * rank). Returns 1 if matched. */
-static int match_sorted(lm_graph *g, int s, int v)
-{
-    int nf = g->nfree[1 - s];
-    if (nf < 64 || 16 * nf < g->deg[s][v] - g->first[s][v]) {
-        const int *fl = g->free_list[1 - s];
-        int best = -1;
-        uint64_t most = 0;
-        for (int k = 0; k < nf; k++) {
-            int u = fl[k];
-            if (!is_alive(g, s, v, u))
-                continue;
-            uint64_t w = edge_of(g, s, v, u)->left;
-            if (best < 0 || w > most || (w == most && u < best)) {
-                best = u;
-                most = w;
-            }
-        }
-        if (best < 0)
-            return 0;
-        match(g, s, v, best);
-        return 1;
-    }
-    /* the first free neighbour in the sorted list; emptied edges met on the way leave the
-     * list, the busy ones passed over are moved (in order) to just before the match */
-    int *list = g->adj[s] + (size_t)v * g->p, f = g->first[s][v], d = g->deg[s][v], r = f;
-    const int *other = g->mate[1 - s];
-    while (r < d && !(is_alive(g, s, v, list[r]) && other[list[r]] < 0))
-        r++;
-    int w = r;
-    for (int k = r - 1; k >= f; k--)
-        if (is_alive(g, s, v, list[k]))
-            list[--w] = list[k];
-    g->first[s][v] = w;
-    if (r == d)
-        return 0;
-    match(g, s, v, list[r]);
-    return 1;
 }
 
 /* LM_HEAVIEST: matches (s, v) to the free neighbour with the heaviest edge (ties: the first
@@ -167,7 +107,7 @@ static int match_heaviest(lm_graph *g, int s, int v)
     int best = -1;
     uint64_t most = 0;
     const int *other = g->mate[1 - s];
-    for (int k = 0, u; (u = next_live(g, s, v, &k)) >= 0; k++) {
+    for (int k = 0, u; (u = live_neighbour(g, s, v, k)) >= 0; k++) {
         uint64_t w = edge_of(g, s, v, u)->left;
         if (other[u] < 0 && w > most) {
             most = w;
@@ -226,11 +166,7 @@ static int match_free_neighbour(lm_graph *g, int s, int v)
         return match_first(g, s, v);
     if (g->nfree[1 - s] == 0)
         return 0;
-    switch (g->policy) {
-    case LM_HEAVIEST: return match_heaviest(g, s, v);
-    case LM_SORTED: return match_sorted(g, s, v);
-    default: return match_spread(g, s, v);
-    }
+    return g->policy == LM_HEAVIEST ? match_heaviest(g, s, v) : match_spread(g, s, v);
 }
 
 /* Re-matches every vertex released since the last refill where a free neighbour exists, so
@@ -270,7 +206,7 @@ static int cover(lm_graph *g, int s, int r, uint64_t top)
     g->seen[s][r] = stamp;
     while (head < tail) {
         int x = g->queue[head++];
-        for (int k = 0, j; (j = next_live(g, s, x, &k)) >= 0; k++) {
+        for (int k = 0, j; (j = live_neighbour(g, s, x, k)) >= 0; k++) {
             if (g->seen[o][j] == stamp)
                 continue;
             g->seen[o][j] = stamp;
@@ -313,7 +249,6 @@ void lm_free(lm_graph *g)
         free(g->load[s]);
         free(g->adj[s]);
         free(g->deg[s]);
-        free(g->first[s]);
         free(g->alive[s]);
         free(g->mate[s]);
         free(g->free_list[s]);
@@ -343,65 +278,19 @@ static int allocate(lm_graph *g, int p, int with_split)
         g->load[s] = calloc((size_t)p, sizeof *g->load[s]);
         g->adj[s] = malloc(pp * sizeof *g->adj[s]);
         g->deg[s] = calloc((size_t)p, sizeof *g->deg[s]);
-        g->first[s] = calloc((size_t)p, sizeof *g->first[s]);
         g->alive[s] = calloc((size_t)p * g->words, sizeof *g->alive[s]);
         g->mate[s] = malloc((size_t)p * sizeof *g->mate[s]);
         g->free_list[s] = malloc((size_t)p * sizeof *g->free_list[s]);
         g->free_pos[s] = malloc((size_t)p * sizeof *g->free_pos[s]);
         g->parent[s] = malloc((size_t)p * sizeof *g->parent[s]);
         g->seen[s] = calloc((size_t)p, sizeof *g->seen[s]);
-        ok = ok && g->load[s] && g->adj[s] && g->deg[s] && g->first[s] && g->alive[s] && g->mate[s] &&
+        ok = ok && g->load[s] && g->adj[s] && g->deg[s] && g->alive[s] && g->mate[s] &&
              g->free_list[s] && g->free_pos[s] && g->parent[s] && g->seen[s];
     }
     if (ok)
         return 0;
     lm_free(g);
     return -1;
-}
-
-/* A 17-bit key ordering weights (w > 0): the binary length of w and the 10 bits below its
- * leading one, so that equal keys differ by less than 0.1 %. */
-static uint32_t weight_key(uint64_t w)
-{
-    int e = 64 - __builtin_clzll(w);
-    uint64_t below = e > 11 ? w >> (e - 11) : w << (11 - e);
-    return (uint32_t)e << 10 | (uint32_t)(below & 1023);
-}
-
-enum { KEYS = 65 << 10 };
-
-/* LM_SORTED: fills the neighbour lists of g (edges alive, degrees zero) with every edge in
- * order of weight_key, heaviest first, ties in sender-major index order (a counting sort).
- * Returns 0, or -1 (out of memory). */
-static int fill_sorted_lists(lm_graph *g)
-{
-    int p = g->p;
-    size_t pp = (size_t)p * p, n = 0;
-    size_t *start = calloc(KEYS + 1, sizeof *start);
-    uint32_t *order = malloc((pp ? pp : 1) * sizeof *order);
-    if (!start || !order || pp > UINT32_MAX) {
-        free(start);
-        free(order);
-        return -1;
-    }
-    for (size_t ij = 0; ij < pp; ij++)
-        if (g->e[ij].left)
-            start[KEYS - 1 - weight_key(g->e[ij].left) + 1]++;
-    for (size_t k = 0; k < KEYS; k++)
-        start[k + 1] += start[k];
-    for (size_t ij = 0; ij < pp; ij++)
-        if (g->e[ij].left) {
-            order[start[KEYS - 1 - weight_key(g->e[ij].left)]++] = (uint32_t)ij;
-            n++;
-        }
-    for (size_t k = 0; k < n; k++) {
-        int i = (int)(order[k] / (uint32_t)p), j = (int)(order[k] % (uint32_t)p);
-        g->adj[LM_SEND][(size_t)i * p + g->deg[LM_SEND][i]++] = j;
-        g->adj[LM_RECV][(size_t)j * p + g->deg[LM_RECV][j]++] = i;
-    }
-    free(start);
-    free(order);
-    return 0;
 }
 
 int lm_init(lm_graph *g, int p, const uint64_t *weight, const uint64_t *split, lm_load load_kind,
@@ -427,15 +316,9 @@ int lm_init(lm_graph *g, int p, const uint64_t *weight, const uint64_t *split, l
             set_alive(g, i, j, 1);
             g->load[LM_SEND][i] += load_kind == LM_LOAD_EDGES ? 1 : w;
             g->load[LM_RECV][j] += load_kind == LM_LOAD_EDGES ? 1 : w;
-            if (policy == LM_SORTED)
-                continue;
             g->adj[LM_SEND][(size_t)i * p + g->deg[LM_SEND][i]++] = j;
             g->adj[LM_RECV][(size_t)j * p + g->deg[LM_RECV][j]++] = i;
         }
-    }
-    if (policy == LM_SORTED && fill_sorted_lists(g)) {
-        lm_free(g);
-        return -1;
     }
     for (int s = 0; s < 2; s++)
         for (int v = 0; v < p; v++)
@@ -480,22 +363,6 @@ uint64_t lm_step_limit(const lm_graph *g, uint64_t top)
                 t = top - g->load[s][v];
             else if (u >= 0 && s == LM_SEND && movable(g, v, u) < t)
                 t = movable(g, v, u);
-        }
-    return t;
-}
-
-uint64_t lm_step_limit_slack(const lm_graph *g, uint64_t top, uint64_t slack)
-{
-    uint64_t t = UINT64_MAX;
-    for (int s = 0; s < 2; s++)
-        for (int v = 0; v < g->p; v++) {
-            uint64_t load = g->load[s][v];
-            if (load == 0)
-                continue;
-            int u = g->mate[s][v];
-            uint64_t w = u < 0 ? 0 : s == LM_SEND ? movable(g, v, u) : movable(g, u, v);
-            uint64_t c = w + (top - load) + slack;
-            t = c < t ? c : t;
         }
     return t;
 }

@@ -27,12 +27,8 @@ typedef enum lm_policy {
                     rebuilt matchings spread over the graph; covering tries this before searching */
     LM_HEAVIEST, /* the free neighbour with the heaviest edge (the first met on ties); covering
                     tries this before searching */
-    LM_FIRST,    /* the first free neighbour in neighbour-list order; covering searches an
+    LM_FIRST     /* the first free neighbour in neighbour-list order; covering searches an
                     alternating path at once */
-    LM_SORTED    /* a heavy free neighbour, fast: neighbour lists are sorted by initial weight,
-                    heaviest first, and the first free one is taken; when few vertices of the
-                    other side are free, the heaviest of those by current weight. Covering
-                    tries this before searching */
 } lm_policy;
 
 /* What remains of an edge and what of it has moved already (kept together: one cache line per
@@ -60,8 +56,6 @@ typedef struct lm_graph {
     int *adj[2];        /* adj[s][v * p + k]: k-th neighbour of (s, v); emptied edges are
                            dropped lazily, when a scan meets them */
     int *deg[2];        /* length of the neighbour list */
-    int *first[2];      /* LM_SORTED: lists keep their order, emptied edges stay in them; the
-                           entries before first[s][v] are all emptied */
     uint64_t *alive[2]; /* alive[s]: bit u of row v set while edge (s, v)-(1 - s, u) has weight;
                            a compact mirror of left > 0 that stays in cache */
     size_t words;       /* 64-bit words per row of alive */
@@ -107,13 +101,6 @@ uint64_t lm_max_load(const lm_graph *g);
  * stays maximal. Returns 0, or -1 with *stuck set to a vertex no path covers (an internal error:
  * the load bound guarantees a path). */
 int lm_cover_max(lm_graph *g, uint64_t top, int *stuck);
-
-/* For loads in weight: the most t every matched edge can move in one step such that no vertex
- * ends above top + slack - t, i.e. the smallest over the vertices with load left of what its
- * matched edge can move (lm_step_limit's movable weight; 0 when unmatched) + top + slack - its
- * load. Then the largest load falls by at least t - slack; t >= lm_step_limit(g, top), and
- * t >= slack. */
-uint64_t lm_step_limit_slack(const lm_graph *g, uint64_t top, uint64_t slack);
 
 /* For loads in weight: the most t every matched edge can move in one step so that the largest
  * load falls by exactly t, i.e. the smallest of top, the weight of every matched edge (while

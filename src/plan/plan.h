@@ -73,10 +73,11 @@ typedef struct plan_model {
 
 /* Options of the direct planner. */
 typedef struct plan_direct_opts {
-    /* 0: exact (bandwidth term == lower bound). Otherwise a step whose decomposition would move
-     * fewer bytes per transfer than this moves up to this many instead (capped by what remains
-     * of each message): fewer steps, bandwidth term at most lower bound + min_step_bytes per
-     * step that was enlarged. */
+    /* 0: exact (bandwidth term == lower bound). Otherwise the bandwidth term may exceed the
+     * lower bound by up to min_step_bytes per step, for fewer steps and a smaller plan: the
+     * greedy schedule of whole messages (plan_greedy) when it stays within that, else the
+     * decomposition in which a step that would move fewer bytes per transfer than this moves
+     * up to this many instead (capped by what remains of each message). */
     uint64_t min_step_bytes;
     /* 0: no limit. Otherwise planning fails (the same way on every rank) once the plan would
      * hold more segments than this. */
@@ -162,7 +163,10 @@ double plan_modeled_cost(const plan *pl, const plan_model *model);
  * covers each rank whose remaining send or receive load is the current maximum and moves the
  * same number of bytes over each of its edges. With opts->min_step_bytes == 0 the bandwidth
  * term equals plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL) exactly and the number of steps is at
- * most plan_matrix_messages(m) + 2p. Segments of one message appear in increasing offset order.
+ * most plan_matrix_messages(m) + 2p. With a minimum step m the bandwidth term is at most the
+ * bound + m per step: the greedy schedule of whole messages when it meets that (one transfer
+ * per message, O(messages) time: the usual case for dense matrices), else the decomposition
+ * with steps of at least m. Segments of one message appear in increasing offset order.
  * A uniform matrix (plan_matrix_is_uniform) gets plan_regular's full-duplex schedule, which
  * has all these properties in p - 1 steps. Deterministic: the same input gives the same plan.
  * opts may be NULL (exact). Returns 0, or -1 with err set (pl then holds no memory). */

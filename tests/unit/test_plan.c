@@ -164,6 +164,38 @@ START_TEST(direct_min_step_random)
 }
 END_TEST
 
+/* With a minimum step, direct keeps whole messages (the greedy schedule) where they stay
+ * within the bound, and splits them where they would not: a dense random matrix goes whole; a
+ * rank forwarding a large message in halves (0 -> 1: H; 1 -> 2, 1 -> 3: H/2 each) would take
+ * 3H/2 whole, so it is split and stays within min_step per step of H. */
+START_TEST(direct_min_step_whole_or_split)
+{
+    uint64_t st = 0x5eed000c;
+    plan_matrix m;
+    ck_assert_int_eq(plan_matrix_init(&m, 48, NULL), 0);
+    random_matrix(&m, RM_DENSE, 1 << 20, &st);
+    plan_options o = {.min_step_bytes = PLAN_MIN_STEP_AUTO};
+    plan pl = tl_build_checked(PLAN_ALGO_DIRECT, &m, &o);
+    ck_assert(tl_whole_messages(&m, &pl));
+    ck_assert_int_eq(pl.algo, PLAN_ALGO_DIRECT);
+    ck_assert_uint_eq(pl.min_step_bytes, plan_auto_min_step(&m));
+    ck_assert_uint_le(plan_bandwidth_term(&pl),
+                      plan_matrix_lower_bound(&m, PLAN_DUPLEX_FULL) + pl.min_step_bytes * pl.nsteps);
+    plan_free(&pl);
+    plan_matrix_free(&m);
+
+    const uint64_t H = 1 << 20, v[16] = {0, H, 0, 0, /**/ 0, 0, H / 2, H / 2, /**/ 0, 0, 0, 0,
+                                         /**/ 0, 0, 0, 0};
+    m = literal(4, v);
+    pl = plan_checked(&m, H / 64);
+    ck_assert(!tl_whole_messages(&m, &pl));
+    ck_assert_uint_le(plan_bandwidth_term(&pl), H + H / 64 * pl.nsteps);
+    ck_assert_uint_lt(plan_bandwidth_term(&pl), H + H / 2);
+    plan_free(&pl);
+    plan_matrix_free(&m);
+}
+END_TEST
+
 START_TEST(direct_deterministic)
 {
     tl_check_deterministic(PLAN_ALGO_DIRECT, 0x5eed0003, 200, LARGE_P_PERCENT, 64, NULL);
@@ -637,6 +669,7 @@ int main(void)
     tcase_add_test(props, direct_properties_random);
     tcase_add_test(props, direct_min_step_random);
     tcase_add_test(props, direct_deterministic);
+    tcase_add_test(basic, direct_min_step_whole_or_split);
     tcase_add_test(props, stepwise_and_greedy_random);
     tcase_add_test(props, verifier_rejects_mutations);
     return tl_run(s, basic, props);
