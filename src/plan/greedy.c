@@ -12,50 +12,11 @@
 
 #include "plan/bigmem.h"
 #include "plan/plan.h"
-
-enum { RADIX_BITS = 11, RADIX = 1 << RADIX_BITS };
+#include "plan/sort.h"
 
 /* A message as sender << 16 | receiver (p <= 65536). */
 #define MSG_SRC(x) ((int)((x) >> 16))
 #define MSG_DST(x) ((int)((x) & 0xffff))
-
-/* The size of message x of m. */
-static uint64_t msg_bytes(const plan_matrix *m, uint32_t x)
-{
-    return plan_matrix_at(m, MSG_SRC(x), MSG_DST(x));
-}
-
-/* Sorts the messages idx[0 .. n) (sender << 16 | receiver) heaviest first, keeping the given
- * order among equal sizes (an LSD radix sort, as many passes of RADIX_BITS as the largest
- * size, most, needs); tmp holds n indices. The result is in *idx (the two buffers may be
- * swapped). Returns 0 or -1 (out of memory). */
-static int sort_heaviest_first(const plan_matrix *m, uint32_t **idx, uint32_t **tmp, size_t n,
-                               uint64_t most)
-{
-    size_t *count = malloc(RADIX * sizeof *count);
-    if (!count)
-        return -1;
-    int bits = most ? 64 - __builtin_clzll(most) : 0;
-    for (int shift = 0; shift < bits; shift += RADIX_BITS) {
-        memset(count, 0, RADIX * sizeof *count);
-        for (size_t k = 0; k < n; k++)
-            count[msg_bytes(m, (*idx)[k]) >> shift & (RADIX - 1)]++;
-        /* positions from the largest digit down: a stable pass in decreasing digit order */
-        size_t at = 0;
-        for (int d = RADIX - 1; d >= 0; d--) {
-            size_t c = count[d];
-            count[d] = at;
-            at += c;
-        }
-        for (size_t k = 0; k < n; k++)
-            (*tmp)[count[msg_bytes(m, (*idx)[k]) >> shift & (RADIX - 1)]++] = (*idx)[k];
-        uint32_t *swap = *idx;
-        *idx = *tmp;
-        *tmp = swap;
-    }
-    free(count);
-    return 0;
-}
 
 /* The busy steps of every rank (as sender, and as receiver or, in half duplex, the same
  * bitmap), words 64-bit words of them per rank; low[v]: below this word every step is taken. */
@@ -83,35 +44,35 @@ static size_t first_fit(busy_map *b, int src, int dst)
     return w * 64 + (size_t)bit;
 }
 
-/* Lists the messages of m in idx (sender-major order; room for p (p - 1)) and counts each
- * rank's messages in deg (senders then receivers, or one count per rank in half duplex).
- * Returns their number and sets *most to the largest size. */
-static size_t collect(const plan_matrix *m, int half, uint32_t *idx, size_t *deg, uint64_t *most)
+/* Lists the messages of m in l (sender-major order, sizes as keys; room for p (p - 1)) and
+ * counts each rank's messages in deg (senders then receivers, or one count per rank in half
+ * duplex). */
+static void collect(const plan_matrix *m, int half, plan_sort_list *l, size_t *deg)
 {
     int p = m->p;
-    size_t n = 0;
-    *most = 0;
+    l->n = 0;
     for (int i = 0; i < p; i++) {
         const uint64_t *row = m->bytes + (size_t)i * (size_t)p;
         for (int j = 0; j < p; j++) {
             if (j == i || !row[j])
                 continue;
-            idx[n++] = (uint32_t)i << 16 | (uint32_t)j;
+            l->id[l->n] = (uint32_t)i << 16 | (uint32_t)j;
+            l->key[l->n++] = row[j];
             deg[i]++;
             deg[(half ? 0 : p) + j]++;
-            *most = row[j] > *most ? row[j] : *most;
         }
     }
-    return n;
 }
 
-/* Writes the n messages idx (heaviest first) into pl (initialised, room for n transfers and
- * segments reserved) step by step: each in the first step in which its ranks are free (b),
- * in heaviest-first order within a step. step_of and start are scratch for n and
- * b's number of steps + 1 entries (start zeroed). Returns 0 or -1 with err set. */
-static int emit_first_fit(const plan_matrix *m, const uint32_t *idx, size_t n, busy_map *b,
-                          uint32_t *step_of, size_t *start, plan *pl, plan_error *err)
+/* Writes the messages of l (heaviest first) into pl (initialised, room for l->n transfers
+ * and segments reserved) step by step: each in the first step in which its ranks are free
+ * (b), in heaviest-first order within a step. step_of and start are scratch for l->n and b's
+ * number of steps + 1 entries (start zeroed). Returns 0 or -1 with err set. */
+static int emit_first_fit(const plan_sort_list *l, busy_map *b, uint32_t *step_of,
+                          size_t *start, plan *pl, plan_error *err)
 {
+    const uint32_t *idx = l->id;
+    size_t n = l->n;
     size_t nsteps = 0;
     for (size_t k = 0; k < n; k++) {
         size_t s = first_fit(b, MSG_SRC(idx[k]), MSG_DST(idx[k]));
@@ -125,7 +86,7 @@ static int emit_first_fit(const plan_matrix *m, const uint32_t *idx, size_t n, b
     plan_segment *segs = pl->segments;
     for (size_t k = 0; k < n; k++)
         segs[start[step_of[k]]++] =
-            (plan_segment){MSG_SRC(idx[k]), MSG_DST(idx[k]), 0, msg_bytes(m, idx[k])};
+            (plan_segment){MSG_SRC(idx[k]), MSG_DST(idx[k]), 0, l->key[k]};
     for (size_t s = 0, from = 0; s < nsteps; from = start[s++])
         if (plan_begin_step(pl, err) ||
             plan_add_direct_transfers(pl, segs + from, start[s] - from, err))
@@ -137,14 +98,15 @@ static int emit_first_fit(const plan_matrix *m, const uint32_t *idx, size_t n, b
 static int greedy(const plan_matrix *m, plan_duplex duplex, plan *pl, plan_error *err)
 {
     int p = m->p, half = duplex == PLAN_DUPLEX_HALF, rc = -1;
-    size_t room = (size_t)p * (size_t)(p - 1), n = 0, most_steps = 0;
-    uint64_t most;
+    size_t room = (size_t)p * (size_t)(p - 1), most_steps = 0;
     size_t *deg = calloc(2 * (size_t)p, sizeof *deg), *start = NULL;
-    uint32_t *idx = plan_big_alloc(room * sizeof *idx), *tmp = plan_big_alloc(room * sizeof *tmp);
+    plan_sort_list l = {plan_big_alloc(room * sizeof *l.id), plan_big_alloc(room * sizeof *l.id),
+                        plan_big_alloc(room * sizeof *l.key), plan_big_alloc(room * sizeof *l.key),
+                        0};
     busy_map b = {0};
-    if (p > 65536 || !deg || !idx || !tmp)
+    if (p > 65536 || !deg || !l.id || !l.tmp_id || !l.key || !l.tmp_key)
         goto out_of_memory;
-    n = collect(m, half, idx, deg, &most);
+    collect(m, half, &l, deg);
     /* a message waits at most for the other messages of its two ranks: 2D - 1 steps */
     for (int v = 0; v < 2 * p; v++)
         most_steps = deg[v] > most_steps ? deg[v] : most_steps;
@@ -158,11 +120,14 @@ static int greedy(const plan_matrix *m, plan_duplex duplex, plan *pl, plan_error
     /* heaviest first; ties by sender, then receiver (the order they were collected in), so
      * the order (and the plan) is the same on every rank */
     if (!start || !b.send || !b.recv || !b.low_send || !b.low_recv ||
-        sort_heaviest_first(m, &idx, &tmp, n, most))
+        plan_sort_largest_first(&l))
         goto out_of_memory;
     if (plan_init(pl, p, PLAN_ALGO_GREEDY, duplex, err))
         goto out;
-    rc = plan_reserve(pl, n, n, err) || emit_first_fit(m, idx, n, &b, tmp, start, pl, err) ? -1 : 0;
+    rc = plan_reserve(pl, l.n, l.n, err) ||
+                 emit_first_fit(&l, &b, l.tmp_id, start, pl, err) /* tmp_id: free after the sort */
+             ? -1
+             : 0;
     if (rc)
         plan_free(pl);
     goto out;
@@ -170,8 +135,10 @@ out_of_memory:
     plan_error_set(err, 0, "out of memory planning %d ranks", p);
 out:
     free(deg);
-    free(idx);
-    free(tmp);
+    free(l.id);
+    free(l.tmp_id);
+    free(l.key);
+    free(l.tmp_key);
     free(start);
     free(b.send);
     if (!half)

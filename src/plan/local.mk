@@ -5,6 +5,7 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/matrix.h src/plan/matrix.c src/plan/matrix_parse.c \
 	src/plan/plan.h src/plan/plan.c \
 	src/plan/bigmem.h src/plan/bigmem.c \
+	src/plan/sort.h src/plan/sort.c \
 	src/plan/load_matching.h src/plan/load_matching.c \
 	src/plan/direct.c \
 	src/plan/greedy.c \
