@@ -837,11 +837,9 @@ int plan_forward_capped(const plan_matrix *m, uint64_t packet_bytes, size_t max_
     return 0;
 }
 
-int plan_direct_half(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
-                     plan_error *err)
+int plan_half_decompose(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
+                        plan_error *err)
 {
-    if (plan_matrix_is_uniform(m, NULL))
-        return plan_regular(m, PLAN_DUPLEX_HALF, PLAN_ALGO_DIRECT, pl, err);
     fw_mode mode = {.algo = PLAN_ALGO_DIRECT, .packet = 1,
                     .min_step = opts ? opts->min_step_bytes : 0,
                     .max_segments = opts ? opts->max_segments : 0};

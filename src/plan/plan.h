@@ -186,12 +186,18 @@ int plan_stepwise(const plan_matrix *m, plan *pl, plan_error *err);
  * at most ceil(h / 2) bytes, h = plan_matrix_lower_bound(m, PLAN_DUPLEX_HALF); each
  * super-packet iteration is a 2-relation (paths and cycles) sent in two steps, three when it
  * has odd cycles. Exact (opts->min_step_bytes 0): bandwidth term <= 3 ceil(h / 2), each step's
- * transfers equal. With a minimum step m every iteration moves at least m per edge (capped by
- * what is left of the half) and the bandwidth term is at most 3 ceil(h / 2) + m per step. A
- * uniform matrix gets plan_regular's half-duplex schedule. opts->max_segments as for
- * plan_direct. Deterministic. Returns 0, or -1 with err set (pl then holds no memory). */
+ * transfers equal. With a minimum step m the bandwidth term is at most 3 ceil(h / 2) + m per
+ * step: the half-duplex greedy schedule of whole messages when it meets that, else every
+ * iteration moves at least m per edge (capped by what is left of the half). A uniform matrix
+ * gets plan_regular's half-duplex schedule. opts->max_segments as for plan_direct.
+ * Deterministic. Returns 0, or -1 with err set (pl then holds no memory). */
 int plan_direct_half(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
                      plan_error *err);
+
+/* The decomposition behind plan_direct_half (plan/forward.c without forwarding): always the
+ * 2-relations, never the greedy schedule or the regular exchange. */
+int plan_half_decompose(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
+                        plan_error *err);
 
 /* The half-duplex stepwise schedule: every message whole in one step, each rank in at most
  * one transfer per step. The messages, as edges between their two ranks, are oriented along
