@@ -36,6 +36,7 @@ typedef struct bench_opts {
     plan_options plan;      /* min step (default automatic), duplex, grain, packet */
     uint64_t max_bytes;     /* entries are uniform in [1, max_bytes] */
     double density;         /* > 0: also run sparse matrices with this fraction of non-zeros */
+    int cyclic_k;           /* > 0: also run a cyclic(r) -> cyclic(K r) redistribution */
     uint64_t mem_limit_mib; /* address-space limit, so a too large plan fails, not the OOM killer */
 } bench_opts;
 
@@ -61,6 +62,16 @@ static void fill_random(plan_matrix *m, double density, uint64_t max_bytes, uint
                 v = 1 + next_random(&s) % max_bytes;
             m->bytes[(size_t)i * (size_t)m->p + (size_t)j] = v;
         }
+}
+
+/* Fills m (p x p) with the redistribution of P * K blocks of 4096 bytes from cyclic(r) to
+ * cyclic(K r) (Walker and Otto): block B goes from rank B mod P to rank (B / K) mod P. */
+static void fill_cyclic(plan_matrix *m, int K)
+{
+    uint64_t P = (uint64_t)m->p;
+    memset(m->bytes, 0, P * P * sizeof *m->bytes);
+    for (uint64_t B = 0; B < P * (uint64_t)K; B++)
+        m->bytes[(B % P) * P + (B / (uint64_t)K) % P] += 4096;
 }
 
 /* Seconds on the given clock. */
@@ -175,7 +186,8 @@ static int bench_one(const bench_opts *o, const plan_matrix *m, const char *kind
     return rc;
 }
 
-/* Times every chosen family on one random matrix of p ranks. Returns 0 or -1. */
+/* Times every chosen family on one matrix of p ranks: random with the given density, or (kind
+ * "cyclic") o->cyclic_k's redistribution. Returns 0 or -1. */
 static int bench_matrix(const bench_opts *o, int p, double density, const char *kind)
 {
     plan_matrix m;
@@ -184,7 +196,10 @@ static int bench_matrix(const bench_opts *o, int p, double density, const char *
         fprintf(stderr, "%s: %s\n", prog, err.text);
         return -1;
     }
-    fill_random(&m, density, o->max_bytes, o->seed ^ ((uint64_t)p << 32));
+    if (!strcmp(kind, "cyclic"))
+        fill_cyclic(&m, o->cyclic_k);
+    else
+        fill_random(&m, density, o->max_bytes, o->seed ^ ((uint64_t)p << 32));
     int rc = 0;
     for (int a = 0; a < o->nalgos && rc == 0; a++) {
         rc = bench_one(o, &m, kind, (plan_algo)o->algos[a]);
@@ -215,6 +230,8 @@ static void usage(FILE *out)
             "  --seed N         random seed (default 1)\n"
             "  --max-bytes N    entries are uniform in [1, N] (default 1048576)\n"
             "  --sparse D       also run sparse matrices with a fraction D of non-zero entries\n"
+            "  --cyclic K       also run the redistribution of P K blocks of 4 KiB from\n"
+            "                   cyclic(r) to cyclic(K r) (kind \"cyclic\"; walker-otto's pattern)\n"
             "  --mem-limit MIB  address-space limit of the process (default: half the physical\n"
             "                   memory), so that a plan too large to hold is reported as out\n"
             "                   of memory instead of the process being killed; 0 = no limit\n"
@@ -285,7 +302,7 @@ static int parse_algo_list(const char *s, bench_opts *o)
 static int parse_args(int argc, char **argv, bench_opts *o)
 {
     enum { O_P = 256, O_ALGO, O_DUPLEX, O_MIN_STEP, O_GRAIN, O_PACKET, O_REPS, O_SEED,
-           O_MAX_BYTES, O_SPARSE, O_MEM_LIMIT, O_HELP };
+           O_MAX_BYTES, O_SPARSE, O_CYCLIC, O_MEM_LIMIT, O_HELP };
     static const struct option longopts[] = {
         {"p", required_argument, NULL, O_P},
         {"algo", required_argument, NULL, O_ALGO},
@@ -297,6 +314,7 @@ static int parse_args(int argc, char **argv, bench_opts *o)
         {"seed", required_argument, NULL, O_SEED},
         {"max-bytes", required_argument, NULL, O_MAX_BYTES},
         {"sparse", required_argument, NULL, O_SPARSE},
+        {"cyclic", required_argument, NULL, O_CYCLIC},
         {"mem-limit", required_argument, NULL, O_MEM_LIMIT},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
@@ -344,6 +362,10 @@ static int parse_args(int argc, char **argv, bench_opts *o)
             break;
         case O_MAX_BYTES:
             bad = parse_u64(optarg, UINT64_MAX / 2, &o->max_bytes) || o->max_bytes == 0;
+            break;
+        case O_CYCLIC:
+            bad = parse_u64(optarg, 1 << 16, &v) || v < 2;
+            o->cyclic_k = (int)v;
             break;
         case O_MEM_LIMIT:
             bad = parse_u64(optarg, UINT64_MAX >> 20, &o->mem_limit_mib);
@@ -399,6 +421,8 @@ int main(int argc, char **argv)
         if (bench_matrix(&o, o.ps[k], 1.0, "dense"))
             return 1;
         if (o.density > 0 && bench_matrix(&o, o.ps[k], o.density, "sparse"))
+            return 1;
+        if (o.cyclic_k && bench_matrix(&o, o.ps[k], 1.0, "cyclic"))
             return 1;
     }
     return 0;
