@@ -3,7 +3,9 @@
  * \brief hrelay: a PMPI shim that reschedules MPI_Alltoall / MPI_Alltoallv.
  *
  * An application needs no header to use hrelay: preload libhrelay.so (or run under
- * hrelay-run). This header only tells programs which hrelay they were built against.
+ * hrelay-run). This header tells programs which hrelay they were built against, and gives
+ * tools such as benchmarks a way to steer and observe hrelay per communicator. Programs that
+ * must also run without hrelay look the functions up with dlsym(RTLD_DEFAULT, "hrelay_...").
  */
 #ifndef HRELAY_H
 #define HRELAY_H
@@ -12,6 +14,8 @@
 #define HRELAY_VERSION_MINOR 1
 #define HRELAY_VERSION_PATCH 0
 #define HRELAY_VERSION_STRING "0.1.0"
+
+#include <mpi.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +26,29 @@ extern "C" {
  * \return a static string such as "0.1.0"; never NULL.
  */
 const char *hrelay_version(void);
+
+/**
+ * \brief Chooses the schedule family of the following MPI_Alltoall(v) calls on \p comm,
+ *        overriding HRELAY_ALGO for that communicator.
+ *
+ * Collective over \p comm: every rank must call it with the same \p name between the same two
+ * collective calls (hrelay does not check the names agree). Calls on other communicators,
+ * including duplicates of \p comm, keep their own setting.
+ * \param comm an intracommunicator
+ * \param name an HRELAY_ALGO value ("auto", "native", "direct", ...), or NULL to return to
+ *        the value of HRELAY_ALGO
+ * \return 0, or -1 if \p name is not a family hrelay knows, \p comm is not an
+ *         intracommunicator, or hrelay is not active (disabled, or MPI not initialised)
+ */
+int hrelay_set_algorithm(MPI_Comm comm, const char *name);
+
+/**
+ * \brief The family that executed the most recent intercepted call on \p comm.
+ * \return an HRELAY_ALGO name such as "native" or "direct" (a static string; the same on
+ *         every rank of \p comm), or NULL if no call on \p comm was intercepted yet or hrelay
+ *         is not active. Local: no communication.
+ */
+const char *hrelay_last_algorithm(MPI_Comm comm);
 
 #ifdef __cplusplus
 }

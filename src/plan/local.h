@@ -23,11 +23,20 @@ typedef struct plan_local {
     size_t nsends, nrecvs;
     plan_local_op *sends;
     plan_local_op *recvs;
+    plan_segment *owned; /* after plan_local_detach: the segments the ops point into */
 } plan_local;
 
 /* Extracts rank's operations from pl. Returns 0, or -1 (out of memory, rank out of range) with
  * err set; on failure lo holds no memory. */
 int plan_local_extract(const plan *pl, int rank, plan_local *lo, plan_error *err);
+
+/* Copies the segments lo's operations point to into memory lo owns, so that the plan can be
+ * freed while lo is kept (a rank's part of a plan is much smaller than the plan). Returns 0,
+ * or -1 (out of memory; lo unchanged, still pointing into the plan) with err set. */
+int plan_local_detach(plan_local *lo, plan_error *err);
+
+/* Bytes of memory lo holds (operations and owned segments). */
+size_t plan_local_memory(const plan_local *lo);
 
 /* Releases a view; lo may be zero-initialised or already freed. */
 void plan_local_free(plan_local *lo);

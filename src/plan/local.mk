@@ -17,4 +17,7 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/verify.c \
 	src/plan/plan_json.c \
 	src/plan/plan_svg.c \
-	src/plan/local.h src/plan/local.c
+	src/plan/local.h src/plan/local.c \
+	src/plan/cost.h src/plan/cost.c \
+	src/plan/choose.h src/plan/choose.c
+libhrelay_plan_la_LIBADD = -lm

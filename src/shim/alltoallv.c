@@ -1,6 +1,7 @@
 /* The intercepted entry points MPI_Alltoall, MPI_Alltoallv, MPI_Alltoall_c, MPI_Alltoallv_c.
- * Each captures its arguments in a shim_args, whose accessors give every variant the same
- * large-count view, and hands it to shim_alltoall_any. */
+ * Each captures its arguments and the address it was called from (the call site) in a
+ * shim_args, whose accessors give every variant the same large-count view, and hands it to
+ * shim_alltoall_any. */
 #include "shim/shim.h"
 
 /* Calls the matching PMPI function with the original arguments (see shim.h). */
@@ -67,7 +68,8 @@ SHIM_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype se
 {
     shim_args a = {.kind = SHIM_ALLTOALL, .sendbuf = sendbuf, .recvbuf = recvbuf,
                    .stype = sendtype, .rtype = recvtype, .scount = sendcount,
-                   .rcount = recvcount, .comm = comm};
+                   .rcount = recvcount, .comm = comm,
+                   .caller = (uintptr_t)__builtin_return_address(0)};
     return shim_alltoall_any(&a);
 }
 
@@ -78,7 +80,8 @@ SHIM_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const
 {
     shim_args a = {.kind = SHIM_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf,
                    .stype = sendtype, .rtype = recvtype, .scounts = sendcounts,
-                   .sdispls = sdispls, .rcounts = recvcounts, .rdispls = rdispls, .comm = comm};
+                   .sdispls = sdispls, .rcounts = recvcounts, .rdispls = rdispls, .comm = comm,
+                   .caller = (uintptr_t)__builtin_return_address(0)};
     return shim_alltoall_any(&a);
 }
 
@@ -89,7 +92,8 @@ SHIM_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 {
     shim_args a = {.kind = SHIM_ALLTOALL_C, .sendbuf = sendbuf, .recvbuf = recvbuf,
                    .stype = sendtype, .rtype = recvtype, .scount = sendcount,
-                   .rcount = recvcount, .comm = comm};
+                   .rcount = recvcount, .comm = comm,
+                   .caller = (uintptr_t)__builtin_return_address(0)};
     return shim_alltoall_any(&a);
 }
 
@@ -102,6 +106,7 @@ SHIM_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[
     shim_args a = {.kind = SHIM_ALLTOALLV_C, .sendbuf = sendbuf, .recvbuf = recvbuf,
                    .stype = sendtype, .rtype = recvtype, .scounts_c = sendcounts,
                    .sdispls_c = sdispls, .rcounts_c = recvcounts, .rdispls_c = rdispls,
-                   .comm = comm};
+                   .comm = comm,
+                   .caller = (uintptr_t)__builtin_return_address(0)};
     return shim_alltoall_any(&a);
 }

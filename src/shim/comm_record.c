@@ -1,22 +1,101 @@
 /* Per-communicator records: an attribute on the user's communicator holding hrelay's private
- * duplicate and the scratch memory of a call. The attribute is not copied by MPI_Comm_dup (a
- * duplicate gets its own record on first use) and its delete callback frees the duplicate. */
+ * duplicate, the plan cache, the call sites with their statistics and the scratch memory of a
+ * call. The attribute is not copied by MPI_Comm_dup (a duplicate gets its own record on first
+ * use); its delete callback frees the duplicate and hands the statistics to the process. */
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "shim/shim.h"
 
-/* Attribute delete callback: frees the private communicator and the record. */
+/* Moves at every record deletion (see shim_comm_epoch). */
+static atomic_uint epoch;
+
+unsigned shim_comm_epoch(void)
+{
+    return atomic_load_explicit(&epoch, memory_order_acquire);
+}
+
+/* Frees a record's memory (the private communicator is the caller's business). */
+static void record_free(shim_comm *rec)
+{
+    for (int i = 0; i < rec->nslots; i++)
+        shim_slot_clear(rec, &rec->slot[i]);
+    shim_sites_free(&rec->sites);
+    free(rec->gather);
+    free(rec);
+}
+
+/* Adds rec to (add) or removes it from the world's list of live records; 0 or -1. */
+static int live(shim_world *w, shim_comm *rec, int add)
+{
+    int rc = 0;
+    pthread_mutex_lock(&w->lock);
+    if (add) {
+        if (w->nlive == w->cap_live) {
+            size_t cap = w->cap_live ? 2 * w->cap_live : 8;
+            shim_comm **g = realloc(w->live, cap * sizeof *g);
+            if (g) {
+                w->live = g;
+                w->cap_live = cap;
+            }
+        }
+        if (w->nlive < w->cap_live)
+            w->live[w->nlive++] = rec;
+        else
+            rc = -1;
+    } else {
+        for (size_t i = 0; i < w->nlive; i++)
+            if (w->live[i] == rec) {
+                w->live[i] = w->live[--w->nlive];
+                break;
+            }
+    }
+    pthread_mutex_unlock(&w->lock);
+    return rc;
+}
+
+int shim_world_sites(shim_world *w, shim_sites *out)
+{
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&w->lock);
+    rc |= shim_sites_merge(out, &w->retired);
+    for (size_t i = 0; i < w->nlive; i++)
+        rc |= shim_sites_merge(out, &w->live[i]->sites);
+    pthread_mutex_unlock(&w->lock);
+    return rc ? -1 : 0;
+}
+
+/* Attribute delete callback: keeps the record's statistics (world's retired sites), frees
+ * the private communicator and the record. */
 static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
     shim_comm *rec = attr;
     (void)comm;
     (void)keyval;
     (void)extra;
-    if (rec) {
-        PMPI_Comm_free(&rec->priv);
-        free(rec);
+    if (!rec)
+        return MPI_SUCCESS;
+    atomic_fetch_add_explicit(&epoch, 1, memory_order_acq_rel);
+    shim_world *w = shim_g.world;
+    if (w) {
+        live(w, rec, 0);
+        pthread_mutex_lock(&w->lock);
+        if (shim_sites_merge(&w->retired, &rec->sites) != 0 && !w->dump_warned)
+            shim_warn("out of memory keeping the statistics of a freed communicator");
+        pthread_mutex_unlock(&w->lock);
     }
+    PMPI_Comm_free(&rec->priv);
+    record_free(rec);
     return MPI_SUCCESS;
+}
+
+int shim_comm_gather_buffer(shim_comm *rec)
+{
+    if (!rec->gather)
+        rec->gather = malloc((size_t)rec->p * ((size_t)rec->p + 2) * sizeof *rec->gather);
+    return rec->gather ? 0 : -1;
 }
 
 /* Creates the attribute key (see shim.h). */
@@ -25,19 +104,27 @@ int shim_comm_keyval_create(int *keyval)
     return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_record, keyval, NULL);
 }
 
-/* Allocates a record for p ranks with all its arrays in one block; NULL when out of memory. */
-static shim_comm *record_alloc(int p)
+/* Allocates a zeroed record for p ranks and nslots cache slots, with all its arrays in one
+ * block (but the matrix: shim_comm_gather_buffer); NULL when out of memory. */
+static shim_comm *record_alloc(int p, int nslots)
 {
-    size_t n = (size_t)p;
-    size_t words = n * (n + 2);
-    size_t bytes = sizeof(shim_comm) + words * sizeof(uint64_t) + 2 * n * sizeof(MPI_Count) +
-                   2 * n * sizeof(MPI_Aint);
-    shim_comm *rec = malloc(bytes);
+    size_t n = (size_t)p, k = (size_t)nslots;
+    size_t words = n + 2 * k * n;
+    size_t bytes = sizeof(shim_comm) + k * sizeof(shim_slot) + words * sizeof(uint64_t) +
+                   2 * n * sizeof(MPI_Count) + 2 * n * sizeof(MPI_Aint);
+    shim_comm *rec = calloc(1, bytes);
     if (!rec)
         return NULL;
     char *c = (char *)(rec + 1);
-    rec->gather = (uint64_t *)c;
-    c += words * sizeof(uint64_t);
+    rec->slot = (shim_slot *)c;
+    c += k * sizeof(shim_slot);
+    rec->row = (uint64_t *)c;
+    c += n * sizeof(uint64_t);
+    for (size_t i = 0; i < k; i++) {
+        rec->slot[i].row = (uint64_t *)c;
+        rec->slot[i].col = (uint64_t *)c + n;
+        c += 2 * n * sizeof(uint64_t);
+    }
     rec->scount = (MPI_Count *)c;
     c += n * sizeof(MPI_Count);
     rec->rcount = (MPI_Count *)c;
@@ -45,6 +132,7 @@ static shim_comm *record_alloc(int p)
     rec->sdispl = (MPI_Aint *)c;
     c += n * sizeof(MPI_Aint);
     rec->rdispl = (MPI_Aint *)c;
+    rec->nslots = nslots;
     return rec;
 }
 
@@ -59,17 +147,23 @@ static shim_comm *record_create(MPI_Comm comm)
     PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
     PMPI_Comm_size(priv, &p);
     PMPI_Comm_rank(priv, &rank);
-    shim_comm *rec = record_alloc(p);
-    ok = rec != NULL;
+    shim_comm *rec = record_alloc(p, shim_g.cfg.cache_size);
+    ok = rec != NULL && live(shim_g.world, rec, 1) == 0;
     if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, priv) != MPI_SUCCESS)
         ok = 0;
     if (ok && rec) {
         rec->priv = priv;
         rec->p = p;
         rec->rank = rank;
+        rec->request = SHIM_REQUEST_ENV;
+        rec->last = -1;
+        rec->prev_slot = -1;
+        rec->quiet_len = SHIM_QUIET_FIRST;
         if (PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
             return rec;
     }
+    if (rec)
+        live(shim_g.world, rec, 0);
     free(rec);
     PMPI_Comm_free(&priv);
     return NULL;

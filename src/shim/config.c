@@ -14,8 +14,11 @@ enum { WINDOW_MAX = 1024 };
 
 /* Every variable hrelay reads (the divergence hash covers exactly these). */
 static const char *const env_names[] = {
-    "HRELAY_ALGO",   "HRELAY_REPORT", "HRELAY_DUMP",   "HRELAY_VERBOSE",     "HRELAY_DISABLE",
-    "HRELAY_MIN_STEP", "HRELAY_WINDOW", "HRELAY_GRAIN", "HRELAY_PACKET", "HRELAY_MAX_STAGING",
+    "HRELAY_ALGO",       "HRELAY_REPORT",      "HRELAY_DUMP",       "HRELAY_VERBOSE",
+    "HRELAY_DISABLE",    "HRELAY_MIN_STEP",    "HRELAY_WINDOW",     "HRELAY_GRAIN",
+    "HRELAY_PACKET",     "HRELAY_MAX_STAGING", "HRELAY_MAX_PLAN",   "HRELAY_CACHE_SIZE",
+    "HRELAY_TUNE",       "HRELAY_TUNE_MARGIN", "HRELAY_RECHECK",    "HRELAY_SITE_DEPTH",
+    "HRELAY_CONFIG",     "HRELAY_ALPHA",       "HRELAY_BETA",
     "HRELAY_DUPLEX"};
 
 /* Appends one printf-style line to warn without overflowing it. */
@@ -134,14 +137,70 @@ static void read_bytes(const char *name, uint64_t min, uint64_t def, const char 
     }
 }
 
+/* Reads an integer setting in [lo, hi]: *out = its value, else (with a warning) def. */
+static void read_int(const char *name, long lo, long hi, int def, int *out, char *warn,
+                     size_t cap)
+{
+    const char *v = env(name);
+    *out = def;
+    if (v && parse_int(v, lo, hi, out)) {
+        *out = def;
+        add_warning(warn, cap, "%s=%s is not an integer in %ld..%ld; using %d", name, v, lo, hi,
+                    def);
+    }
+}
+
+/* Reads a time or per-byte cost in seconds (a positive finite number, at most hi) into
+ * *out = value * scale; else leaves *out and warns. */
+static void read_seconds(const char *name, double scale, double hi, uint64_t *out, char *warn,
+                         size_t cap)
+{
+    const char *v = env(name);
+    if (!v)
+        return;
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (errno || end == v || *end || !(d > 0) || d > hi) {
+        add_warning(warn, cap, "%s=%s is not a number of seconds in (0, %g]; ignored", name, v,
+                    hi);
+        return;
+    }
+    *out = (uint64_t)(d * scale + 0.5);
+}
+
+/* Reads the calibration file HRELAY_CONFIG into cfg->cost (warning and built-in values if it
+ * cannot be read). */
+static void read_calibration(shim_config *cfg, char *warn, size_t cap)
+{
+    read_path("HRELAY_CONFIG", cfg->config, warn, cap);
+    if (!cfg->config[0])
+        return;
+    FILE *f = fopen(cfg->config, "r");
+    plan_error err = {0};
+    if (!f) {
+        add_warning(warn, cap, "HRELAY_CONFIG=%s cannot be opened (%s); using built-in costs",
+                    cfg->config, strerror(errno));
+        return;
+    }
+    if (plan_cost_parse(f, &cfg->cost, &err) != 0)
+        add_warning(warn, cap, "HRELAY_CONFIG=%s:%d: %s; using built-in costs", cfg->config,
+                    err.line, err.text);
+    else
+        cfg->calibrated = 1;
+    fclose(f);
+}
+
 /* Fills cfg from the environment (see shim.h). */
 void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
 {
     const char *v;
     memset(cfg, 0, sizeof *cfg);
-    cfg->algo = PLAN_ALGO_DIRECT;
+    cfg->algo = SHIM_AUTO;
+    cfg->min_step = PLAN_MIN_STEP_AUTO;
     cfg->duplex = PLAN_DUPLEX_FULL;
     cfg->window = EXEC_DEFAULT_WINDOW;
+    cfg->cost = plan_cost_defaults();
     cfg->packet = SHIM_DEFAULT_PACKET;
     cfg->max_staging = SHIM_DEFAULT_MAX_STAGING;
     if (cap)
@@ -150,16 +209,9 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
     if ((v = env("HRELAY_DISABLE")) && parse_int(v, 0, 1, &cfg->disable))
         add_warning(warn, cap, "HRELAY_DISABLE=%s is not 0 or 1; using 0", v);
 
-    if ((v = env("HRELAY_ALGO"))) {
-        plan_algo a;
-        if (!strcmp(v, "auto"))
-            cfg->algo = PLAN_ALGO_DIRECT; /* the best family implemented so far */
-        else if (plan_algo_parse(v, &a) == 0)
-            cfg->algo = a;
-        else
-            add_warning(warn, cap, "HRELAY_ALGO=%s is not one of auto, %s; using direct", v,
-                        family_list());
-    }
+    if ((v = env("HRELAY_ALGO")) && shim_request_parse(v, &cfg->algo) != 0)
+        add_warning(warn, cap, "HRELAY_ALGO=%s is not one of auto, %s; using auto", v,
+                    family_list());
 
     if ((v = env("HRELAY_DUPLEX"))) {
         if (!strcmp(v, "half"))
@@ -173,10 +225,12 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
         add_warning(warn, cap, "HRELAY_VERBOSE=%s is not 0, 1 or 2; using 0", v);
     }
 
-    if ((v = env("HRELAY_MIN_STEP")) && shim_parse_bytes(v, &cfg->min_step)) {
-        cfg->min_step = 0;
+    if ((v = env("HRELAY_MIN_STEP")) && strcmp(v, "auto") &&
+        shim_parse_bytes(v, &cfg->min_step)) {
+        cfg->min_step = PLAN_MIN_STEP_AUTO;
         add_warning(warn, cap,
-                    "HRELAY_MIN_STEP=%s is not a byte count (digits, optional K/M/G/T); using 0",
+                    "HRELAY_MIN_STEP=%s is not auto or a byte count (digits, optional K/M/G/T); "
+                    "using auto",
                     v);
     }
 
@@ -190,6 +244,17 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
     read_bytes("HRELAY_PACKET", 1, SHIM_DEFAULT_PACKET, "64K", &cfg->packet, warn, cap);
     read_bytes("HRELAY_MAX_STAGING", 0, SHIM_DEFAULT_MAX_STAGING, "256M", &cfg->max_staging, warn,
                cap);
+
+    read_bytes("HRELAY_MAX_PLAN", 1, SHIM_DEFAULT_MAX_PLAN, "8M", &cfg->max_plan, warn, cap);
+    read_int("HRELAY_CACHE_SIZE", 1, SHIM_CACHE_MAX, SHIM_DEFAULT_CACHE, &cfg->cache_size, warn,
+             cap);
+    read_int("HRELAY_TUNE", 0, 100, SHIM_DEFAULT_TUNE, &cfg->tune, warn, cap);
+    read_int("HRELAY_TUNE_MARGIN", 0, 10000, SHIM_DEFAULT_MARGIN, &cfg->margin, warn, cap);
+    read_int("HRELAY_RECHECK", 0, 1 << 20, SHIM_DEFAULT_RECHECK, &cfg->recheck, warn, cap);
+    read_int("HRELAY_SITE_DEPTH", 1, SHIM_SITE_FRAMES, 1, &cfg->site_depth, warn, cap);
+    read_calibration(cfg, warn, cap);
+    read_seconds("HRELAY_ALPHA", 1e12, 1, &cfg->cost.alpha_ps, warn, cap);
+    read_seconds("HRELAY_BETA", 1e15, 1e-3, &cfg->cost.beta_fs, warn, cap);
 
     read_path("HRELAY_REPORT", cfg->report, warn, cap);
     read_path("HRELAY_DUMP", cfg->dump, warn, cap);

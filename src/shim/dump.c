@@ -52,7 +52,8 @@ static int remember(shim_world *w, uint64_t key)
 }
 
 /* Writes the plan unless already written (see shim.h). */
-int shim_dump_plan(shim_world *w, const char *dir, const plan *pl, const plan_matrix *m)
+int shim_dump_plan(shim_world *w, const char *dir, const plan *pl, const plan_matrix *m,
+                   const plan_cost_params *cost)
 {
     uint64_t key = plan_key(pl, m);
     int fresh = remember(w, key);
@@ -70,7 +71,7 @@ int shim_dump_plan(shim_world *w, const char *dir, const plan *pl, const plan_ma
     FILE *f = fopen(tmp, "w");
     if (!f)
         return -1;
-    plan_model model = {.alpha_s = SHIM_ALPHA_S, .beta_s_per_byte = SHIM_BETA_S_PER_BYTE};
+    plan_model model = plan_cost_display(cost);
     int bad = plan_write_json(f, pl, m, &model) != 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {

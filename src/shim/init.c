@@ -70,6 +70,8 @@ static void world_free(shim_world *w)
     if (!w)
         return;
     pthread_mutex_destroy(&w->lock);
+    shim_sites_free(&w->retired);
+    free(w->live);
     free(w->dumped);
     free(w);
 }
@@ -92,10 +94,13 @@ static void startup(void)
 
     /* flags: [same environment as rank 0, set-up succeeded]; MIN over ranks */
     int flags[2] = {shim_env_hash() == cfg.env_hash, 1}, keyval = MPI_KEYVAL_INVALID;
+    int have_op = 0;
     shim_world *w = NULL;
     if (!cfg.disable) {
         w = world_create();
-        flags[1] = w != NULL && shim_comm_keyval_create(&keyval) == MPI_SUCCESS;
+        flags[1] = w != NULL && shim_comm_keyval_create(&keyval) == MPI_SUCCESS &&
+                   (have_op = shim_agree_op_create(&shim_g.agree_op, &shim_g.agree_pair) ==
+                              MPI_SUCCESS);
     }
     if (PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
         flags[1] = 0;
@@ -113,53 +118,81 @@ static void startup(void)
     if (cfg.disable || !flags[1]) {
         if (keyval != MPI_KEYVAL_INVALID)
             PMPI_Comm_free_keyval(&keyval);
+        if (have_op)
+            shim_agree_op_free(&shim_g.agree_op, &shim_g.agree_pair);
         world_free(w);
         return;
     }
+    shim_clock_init();
+    shim_site_init();
     shim_g.keyval = keyval;
     shim_g.world = w;
     shim_g.active = 1;
-    char grain[32] = "auto";
+    char grain[32] = "auto", min_step[32] = "auto";
     if (cfg.grain)
         snprintf(grain, sizeof grain, "%llu", (unsigned long long)cfg.grain);
+    if (cfg.min_step != PLAN_MIN_STEP_AUTO)
+        snprintf(min_step, sizeof min_step, "%llu", (unsigned long long)cfg.min_step);
     shim_log(1,
-             "%s on %d ranks: algo=%s duplex=%s min_step=%llu window=%d grain=%s packet=%llu "
-             "max_staging=%llu report=%s dump=%s",
-             HRELAY_VERSION_STRING, size, plan_algo_name(cfg.algo),
-             cfg.duplex == PLAN_DUPLEX_HALF ? "half" : "full",
-             (unsigned long long)cfg.min_step, cfg.window, grain, (unsigned long long)cfg.packet,
-             (unsigned long long)cfg.max_staging, cfg.report[0] ? cfg.report : "-",
-             cfg.dump[0] ? cfg.dump : "-");
+             "%s on %d ranks: algo=%s duplex=%s min_step=%s window=%d grain=%s packet=%llu "
+             "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% recheck=%d "
+             "site_depth=%d costs=%s report=%s dump=%s",
+             HRELAY_VERSION_STRING, size, shim_request_name(cfg.algo),
+             cfg.duplex == PLAN_DUPLEX_HALF ? "half" : "full", min_step, cfg.window,
+             grain, (unsigned long long)cfg.packet, (unsigned long long)cfg.max_staging,
+             (unsigned long long)cfg.max_plan, cfg.cache_size, cfg.tune, cfg.margin,
+             cfg.recheck, cfg.site_depth, cfg.calibrated ? cfg.config : "built-in",
+             cfg.report[0] ? cfg.report : "-", cfg.dump[0] ? cfg.dump : "-");
 }
 
-/* Before PMPI_Finalize: merge statistics, write the report (rank 0), free hrelay's state.
- * Collective over MPI_COMM_WORLD. */
+/* Prints the verbose summary of all sites (rank 0). */
+static void log_summary(const shim_site_report *sites, size_t n)
+{
+    shim_stats total = {0};
+    for (size_t i = 0; i < n; i++)
+        shim_stats_fold(&total, &sites[i].st);
+    char algos[256] = "";
+    size_t k = 0;
+    for (int a = 0; a < PLAN_ALGO_COUNT && k < sizeof algos; a++)
+        if (total.algo_calls[a])
+            k += (size_t)snprintf(algos + k, sizeof algos - k, "%s%s %llu", k ? ", " : "",
+                                  plan_algo_name((plan_algo)a),
+                                  (unsigned long long)total.algo_calls[a]);
+    shim_log(1,
+             "%llu calls at %zu sites (%s), %llu bytes, %.6f s (slowest rank), estimated native "
+             "%.6f s, saved %.6f s",
+             (unsigned long long)total.calls, n, k ? algos : "none",
+             (unsigned long long)total.bytes, total.time_s, total.native_s,
+             total.native_s - total.time_s);
+}
+
+/* Before PMPI_Finalize: merge the call sites over ranks, write the report (rank 0), free
+ * hrelay's state. Collective over MPI_COMM_WORLD. */
 static void shutdown_shim(void)
 {
-    shim_stats merged;
-    int rc = shim_stats_merge(shim_g.world, &merged);
+    shim_comm_release_world(); /* its sites join the retired ones */
+    shim_sites all;
+    int ok = shim_world_sites(shim_g.world, &all) == 0;
+    shim_site_report *sites = NULL;
+    size_t n = 0;
+    int rc = shim_sites_gather(&all, &sites, &n);
+    shim_sites_free(&all);
 
     if (rc == MPI_SUCCESS && shim_g.world_rank == 0) {
-        char algos[256] = "";
-        size_t n = 0;
-        for (int a = 0; a < PLAN_ALGO_COUNT && n < sizeof algos; a++)
-            if (merged.algo_calls[a])
-                n += (size_t)snprintf(algos + n, sizeof algos - n, "%s%s %llu", n ? ", " : "",
-                                      plan_algo_name((plan_algo)a),
-                                      (unsigned long long)merged.algo_calls[a]);
-        shim_log(1, "%llu calls (%s), %llu bytes, %.6f s (slowest rank)",
-                 (unsigned long long)merged.calls, n ? algos : "none",
-                 (unsigned long long)merged.bytes, merged.time_s);
+        if (!ok)
+            shim_warn("out of memory collecting statistics; the report is incomplete");
+        log_summary(sites, n);
         if (shim_g.cfg.report[0] &&
-            shim_report_write(shim_g.cfg.report, &shim_g.cfg, &merged, shim_g.world_size))
+            shim_report_write(shim_g.cfg.report, &shim_g.cfg, sites, n, shim_g.world_size))
             shim_warn("cannot write the report to %s", shim_g.cfg.report);
     } else if (rc != MPI_SUCCESS && shim_g.world_rank == 0) {
         shim_warn("could not merge statistics; no report written");
     }
+    free(sites);
 
     shim_g.active = 0;
-    shim_comm_release_world();
     PMPI_Comm_free_keyval(&shim_g.keyval);
+    shim_agree_op_free(&shim_g.agree_op, &shim_g.agree_pair);
     world_free(shim_g.world);
     shim_g.world = NULL;
 }

@@ -4,11 +4,17 @@ lib_LTLIBRARIES += libhrelay.la
 libhrelay_la_SOURCES = \
 	src/shim/shim.h \
 	src/shim/init.c \
+	src/shim/control.c \
 	src/shim/config.c \
 	src/shim/comm_record.c \
 	src/shim/alltoallv.c \
+	src/shim/agree.c \
+	src/shim/cache.c \
+	src/shim/clock.c \
+	src/shim/decide.c \
 	src/shim/exchange.c \
-	src/shim/prepare.c \
+	src/shim/site.c \
+	src/shim/site_report.c \
 	src/shim/stats.c \
 	src/shim/dump.c \
 	src/shim/report.c

@@ -1,17 +1,18 @@
-/* The JSON report rank 0 writes at MPI_Finalize (HRELAY_REPORT). Shape (DESIGN.md "Report"):
+/* The JSON report rank 0 writes at MPI_Finalize (HRELAY_REPORT). Shape (README "The report"):
  *
- * {"version": "0.1.0", "mpi_library": "MPICH Version: 4.0.2", "ranks": 4,
- *  "config": {"algo": "direct", "min_step_bytes": 0, "window": 4, "verbose": 0,
- *             "duplex": "full", "report": "r.json", "dump": null, "grain_bytes": null,
- *             "packet_bytes": 65536, "max_staging_bytes": 268435456},
- *  "callsites": [{"site": "unknown", "calls": 3, "bytes": 12345,
- *                 "algorithms": {"direct": 3}, "plans_computed": 3, "cache_hits": 0,
- *                 "time_s": 0.00123, "modeled_native_s": 0.00098}]}
+ * {"version": "0.2.0", "mpi_library": "MPICH Version: 4.0.2", "ranks": 4,
+ *  "config": {"algo": "auto", ..., "cost": {"alpha_s": 5e-06, ...}},
+ *  "callsites": [{"site": "sort.c:120 exchange", "calls": 30, "bytes": 12345,
+ *                 "algorithms": {"direct": 28, "native": 2}, "plans_computed": 2,
+ *                 "cache_hits": 29, "unchecked": 0, "time_s": 0.0123, "native_s": 0.0201,
+ *                 "saved_s": 0.0078, "modeled_native_s": 0.0198}, ...],
+ *  "total": {the same fields over all sites, without "site"}}
  *
- * "callsites" is empty when no call was intercepted; "algorithms" lists only families that ran
- * at least one call. */
+ * Sites are sorted by time_s, largest first; "callsites" is empty when no call was
+ * intercepted; "algorithms" lists only families that ran at least one call. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hrelay.h"
@@ -62,23 +63,16 @@ static void library_name(char *out, size_t cap)
     out[n] = '\0';
 }
 
-/* Writes the report (see shim.h). */
-int shim_report_write(const char *path, const shim_config *cfg, const shim_stats *s, int ranks)
+/* Writes the "config" object. */
+static void write_config(FILE *f, const shim_config *cfg)
 {
-    char lib[256];
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    library_name(lib, sizeof lib);
-
-    fputs("{\"version\": ", f);
-    json_string(f, HRELAY_VERSION_STRING);
-    fputs(", \"mpi_library\": ", f);
-    json_string(f, lib);
-    fprintf(f, ", \"ranks\": %d,\n \"config\": {\"algo\": ", ranks);
-    json_string(f, plan_algo_name(cfg->algo));
-    fprintf(f, ", \"min_step_bytes\": %llu, \"window\": %d, \"verbose\": %d, \"duplex\": ",
-            (unsigned long long)cfg->min_step, cfg->window, cfg->verbose);
+    fputs("{\"algo\": ", f);
+    json_string(f, shim_request_name(cfg->algo));
+    if (cfg->min_step == PLAN_MIN_STEP_AUTO)
+        fputs(", \"min_step_bytes\": \"auto\"", f);
+    else
+        fprintf(f, ", \"min_step_bytes\": %llu", (unsigned long long)cfg->min_step);
+    fprintf(f, ", \"window\": %d, \"verbose\": %d, \"duplex\": ", cfg->window, cfg->verbose);
     json_string(f, cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full");
     fputs(", \"report\": ", f);
     json_path(f, cfg->report);
@@ -88,28 +82,87 @@ int shim_report_write(const char *path, const shim_config *cfg, const shim_stats
         fprintf(f, ", \"grain_bytes\": %llu", (unsigned long long)cfg->grain);
     else
         fputs(", \"grain_bytes\": null", f);
-    fprintf(f, ", \"packet_bytes\": %llu, \"max_staging_bytes\": %llu",
-            (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging);
-    fputs("},\n \"callsites\": [", f);
-    if (s->calls) {
-        fprintf(f, "{\"site\": \"unknown\", \"calls\": %llu, \"bytes\": %llu, \"algorithms\": {",
-                (unsigned long long)s->calls, (unsigned long long)s->bytes);
-        const char *sep = "";
-        for (int a = 0; a < PLAN_ALGO_COUNT; a++) {
-            if (!s->algo_calls[a])
-                continue;
-            fputs(sep, f);
-            json_string(f, plan_algo_name((plan_algo)a));
-            fprintf(f, ": %llu", (unsigned long long)s->algo_calls[a]);
-            sep = ", ";
-        }
-        fprintf(f,
-                "}, \"plans_computed\": %llu, \"cache_hits\": %llu, \"time_s\": %.9g, "
-                "\"modeled_native_s\": %.9g}",
-                (unsigned long long)s->plans_computed, (unsigned long long)s->cache_hits,
-                s->time_s, s->modeled_native_s);
+    fprintf(f,
+            ", \"packet_bytes\": %llu, \"max_staging_bytes\": %llu, \"max_plan_segments\": %llu, "
+            "\"cache_size\": %d, \"tune\": %d, \"tune_margin_percent\": %d, \"recheck\": %d, "
+            "\"site_depth\": %d, \"calibration\": ",
+            (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging,
+            (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin,
+            cfg->recheck, cfg->site_depth);
+    json_path(f, cfg->calibrated ? cfg->config : "");
+    fputs(", \"cost\": {", f);
+    const char *name;
+    double v;
+    for (int i = 0; plan_cost_field(&cfg->cost, i, &name, &v); i++)
+        fprintf(f, "%s\"%s\": %.9g", i ? ", " : "", name, v);
+    fputs("}}", f);
+}
+
+/* Writes the figures of one site (or of the total) after its opening brace. */
+static void write_stats(FILE *f, const shim_stats *s)
+{
+    fprintf(f, "\"calls\": %llu, \"bytes\": %llu, \"algorithms\": {",
+            (unsigned long long)s->calls, (unsigned long long)s->bytes);
+    const char *sep = "";
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++) {
+        if (!s->algo_calls[a])
+            continue;
+        fputs(sep, f);
+        json_string(f, plan_algo_name((plan_algo)a));
+        fprintf(f, ": %llu", (unsigned long long)s->algo_calls[a]);
+        sep = ", ";
     }
-    fputs("]}\n", f);
+    fprintf(f,
+            "}, \"plans_computed\": %llu, \"cache_hits\": %llu, \"unchecked\": %llu, "
+            "\"time_s\": %.9g, \"native_s\": %.9g, \"saved_s\": %.9g, "
+            "\"modeled_native_s\": %.9g}",
+            (unsigned long long)s->plans_computed, (unsigned long long)s->cache_hits,
+            (unsigned long long)s->unchecked, s->time_s, s->native_s, s->native_s - s->time_s,
+            s->modeled_native_s);
+}
+
+/* Orders sites by time, largest first. */
+static int by_time(const void *a, const void *b)
+{
+    double x = ((const shim_site_report *)a)->st.time_s, y = ((const shim_site_report *)b)->st.time_s;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Writes the report (see shim.h). */
+int shim_report_write(const char *path, const shim_config *cfg, const shim_site_report *sites,
+                      size_t nsites, int ranks)
+{
+    char lib[256];
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    library_name(lib, sizeof lib);
+    shim_site_report *sorted = nsites ? malloc(nsites * sizeof *sorted) : NULL;
+    if (sorted) {
+        memcpy(sorted, sites, nsites * sizeof *sorted);
+        qsort(sorted, nsites, sizeof *sorted, by_time);
+        sites = sorted;
+    }
+
+    fputs("{\"version\": ", f);
+    json_string(f, HRELAY_VERSION_STRING);
+    fputs(", \"mpi_library\": ", f);
+    json_string(f, lib);
+    fprintf(f, ", \"ranks\": %d,\n \"config\": ", ranks);
+    write_config(f, cfg);
+    fputs(",\n \"callsites\": [", f);
+    shim_stats total = {0};
+    for (size_t i = 0; i < nsites; i++) {
+        fputs(i ? ",\n  {\"site\": " : "\n  {\"site\": ", f);
+        json_string(f, sites[i].name);
+        fputs(", ", f);
+        write_stats(f, &sites[i].st);
+        shim_stats_fold(&total, &sites[i].st);
+    }
+    fputs("],\n \"total\": {", f);
+    write_stats(f, &total);
+    fputs("}\n", f);
+    free(sorted);
     int bad = ferror(f);
     if (fclose(f) != 0 || bad) {
         if (!errno)

@@ -1,7 +1,10 @@
-# Tools: the offline planner CLI and the planning-time benchmark (no MPI in either).
-bin_PROGRAMS += hrelay-plan
+# Tools: the offline planner CLI and the planning-time benchmark (no MPI in either), and the
+# calibration program (MPI: measures the cost model's parameters).
+bin_PROGRAMS += hrelay-plan hrelay-calibrate
 hrelay_plan_SOURCES = src/tools/hrelay_plan.c
 hrelay_plan_LDADD = libhrelay_plan.la
+hrelay_calibrate_SOURCES = src/tools/hrelay_calibrate.c
+hrelay_calibrate_LDADD = libhrelay_exec.la libhrelay_plan.la
 
 # bench/plan_time: planning time and plan size of plan_direct for P = 64, 256, 1024.
 # `make bench` builds and runs it; BENCH_ARGS passes options (e.g. BENCH_ARGS='--reps 9').

@@ -18,17 +18,18 @@ grep -q '"algo": "native"' "$r" || hr_fail "config of the native run: $(cat "$r"
 
 # staging over the limit: every call whose transpose plan makes some rank hold data (here all
 # but the few without forwarding) runs direct instead, announced on rank 0 and counted as
-# direct; each announcement is followed by the call's line naming direct
+# direct; each announcement is followed by the call's line naming direct, and no transpose call
+# holds staging
 hr_run 4 HRELAY_ALGO=transpose HRELAY_GRAIN=3 HRELAY_MAX_STAGING=0 HRELAY_VERBOSE=2 \
     HRELAY_REPORT="$r" -- ./tests/mpi/compare --seed "$HRELAY_TEST_SEED" --cases 16 \
     --report "$r" --expect direct,transpose 2>"$HR_TMP/err" || hr_fail "staging limit 0"
-grep -q '"max_staging_bytes": 0}' "$r" || hr_fail "config: $(cat "$r")"
-fallbacks=$(grep -c 'over HRELAY_MAX_STAGING=0; direct instead$' "$HR_TMP/err")
+grep -q '"max_staging_bytes": 0,' "$r" || hr_fail "config: $(cat "$r")"
+fallbacks=$(grep -c 'over HRELAY_MAX_STAGING=0; not used$' "$HR_TMP/err")
 [ "$fallbacks" -ge 1 ] || hr_fail "no fallback announced: $(cat "$HR_TMP/err")"
-awk '/direct instead$/ { want = 1; next }
-     want && !/ on [0-9]+ ranks: direct, / { bad = 1 }
+awk '/over HRELAY_MAX_STAGING=0; not used$/ { want = 1; next }
+     want && !/ on [0-9]+ ranks: direct \(new pattern\), / { bad = 1 }
      { want = 0 }
-     / ranks: transpose, .* [1-9][0-9]* staging bytes on this rank/ { bad = 1 }
+     / ranks: transpose .* [1-9][0-9]* staging bytes on this rank/ { bad = 1 }
      END { exit bad }' "$HR_TMP/err" || hr_fail "a call over the limit did not run direct: $(cat "$HR_TMP/err")"
 
 # a limit some plans fit under (forward holds 1..10 bytes here): both families run, results
@@ -36,7 +37,7 @@ awk '/direct instead$/ { want = 1; next }
 hr_run 5 HRELAY_ALGO=forward HRELAY_PACKET=64 HRELAY_MAX_STAGING=4 HRELAY_REPORT="$r" -- \
     ./tests/mpi/compare --seed "$HRELAY_TEST_SEED" --cases 16 --report "$r" \
     --expect forward,direct || hr_fail "staging limit 4"
-grep -q '"packet_bytes": 64, "max_staging_bytes": 4}' "$r" || hr_fail "config: $(cat "$r")"
+grep -q '"packet_bytes": 64, "max_staging_bytes": 4,' "$r" || hr_fail "config: $(cat "$r")"
 grep -q '"direct": [1-9]' "$r" || hr_fail "no call over the limit of 4 bytes: $(cat "$r")"
 
 # disabled: results right, no report, no dump directory
@@ -47,9 +48,12 @@ hr_run 3 HRELAY_DISABLE=1 HRELAY_REPORT="$HR_TMP/none.json" HRELAY_DUMP="$HR_TMP
 
 # invalid values: one warning per variable from rank 0, defaults in effect
 bad=(HRELAY_ALGO=bogus HRELAY_VERBOSE=7 HRELAY_MIN_STEP=12Q HRELAY_WINDOW=0
-    HRELAY_DISABLE=maybe HRELAY_GRAIN=0 HRELAY_PACKET=1X HRELAY_MAX_STAGING=-1)
+    HRELAY_DISABLE=maybe HRELAY_GRAIN=0 HRELAY_PACKET=1X HRELAY_MAX_STAGING=-1
+    HRELAY_MAX_PLAN=0 HRELAY_CACHE_SIZE=62 HRELAY_TUNE=x HRELAY_TUNE_MARGIN=-5
+    HRELAY_RECHECK=abc HRELAY_SITE_DEPTH=9 HRELAY_ALPHA=-1 HRELAY_BETA=fast
+    HRELAY_CONFIG=$HR_TMP/no-such-file)
 hr_run 3 "${bad[@]}" HRELAY_REPORT="$r" -- \
-    ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect direct 2>"$HR_TMP/err" ||
+    ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect any 2>"$HR_TMP/err" ||
     hr_fail "invalid values"
 cat "$HR_TMP/err"
 [ "$(grep -c '^hrelay: warning:' "$HR_TMP/err")" = ${#bad[@]} ] ||
@@ -57,13 +61,13 @@ cat "$HR_TMP/err"
 for v in "${bad[@]}"; do
     grep -q "^hrelay: warning: $v " "$HR_TMP/err" || hr_fail "no warning for $v"
 done
-grep -q '"config": {"algo": "direct", "min_step_bytes": 0, "window": 32, "verbose": 0,' "$r" ||
+grep -q '"config": {"algo": "auto", "min_step_bytes": "auto", "window": 32, "verbose": 0,' "$r" ||
     hr_fail "defaults not in effect: $(cat "$r")"
-grep -q '"grain_bytes": null, "packet_bytes": 65536, "max_staging_bytes": 268435456}' "$r" ||
+grep -q '"grain_bytes": null, "packet_bytes": 65536, "max_staging_bytes": 268435456, "max_plan_segments": 8388608, "cache_size": 16, "tune": 2, "tune_margin_percent": 50, "recheck": 256, "site_depth": 1, "calibration": null, "cost": {"alpha_s": 5e-06, "gap_s": 1e-06, "beta_s_per_byte": 1e-09,' "$r" ||
     hr_fail "defaults not in effect: $(cat "$r")"
 
 # valid settings appear in the config (K suffix, window 1) and the results stay right
-hr_run 3 HRELAY_MIN_STEP=64K HRELAY_WINDOW=1 HRELAY_REPORT="$r" -- \
+hr_run 3 HRELAY_ALGO=direct HRELAY_MIN_STEP=64K HRELAY_WINDOW=1 HRELAY_REPORT="$r" -- \
     ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect direct || hr_fail "min step"
 grep -q '"min_step_bytes": 65536, "window": 1,' "$r" || hr_fail "config: $(cat "$r")"
 
@@ -78,23 +82,25 @@ grep -q '^hrelay: warning: the HRELAY_\* environment differs between ranks' "$HR
 
 # dumps: plan files with the algorithm; a second identical run adds no file
 d=$HR_TMP/plans
-hr_run 4 HRELAY_DUMP="$d" -- ./tests/mpi/compare "${cmp_args[@]}" || hr_fail "dump run"
+hr_run 4 HRELAY_ALGO=direct HRELAY_DUMP="$d" -- ./tests/mpi/compare "${cmp_args[@]}" ||
+    hr_fail "dump run"
 n1=$(ls "$d"/plan-*.json | wc -l)
 [ "$n1" -ge 1 ] || hr_fail "no plan written to $d"
 for f in "$d"/plan-*.json; do
     grep -q '"algorithm": "direct"' "$f" || hr_fail "$f has no direct algorithm"
 done
-hr_run 4 HRELAY_DUMP="$d" -- ./tests/mpi/compare "${cmp_args[@]}" || hr_fail "dump run 2"
+hr_run 4 HRELAY_ALGO=direct HRELAY_DUMP="$d" -- ./tests/mpi/compare "${cmp_args[@]}" ||
+    hr_fail "dump run 2"
 n2=$(ls "$d" | wc -l)
 [ "$n1" = "$n2" ] || hr_fail "the same plans were written again ($n1 files, then $n2)"
 
 # verbose: the start-up and summary lines once (rank 0), per-call lines at level 2
-hr_run 3 HRELAY_VERBOSE=2 -- ./tests/mpi/compare "${cmp_args[@]}" 2>"$HR_TMP/err" ||
-    hr_fail "verbose"
+hr_run 3 HRELAY_ALGO=direct HRELAY_VERBOSE=2 -- ./tests/mpi/compare "${cmp_args[@]}" \
+    2>"$HR_TMP/err" || hr_fail "verbose"
 [ "$(grep -c '^hrelay: [0-9.]* on 3 ranks: algo=direct' "$HR_TMP/err")" = 1 ] ||
     hr_fail "start-up line: $(cat "$HR_TMP/err")"
-[ "$(grep -c '^hrelay: [0-9]* calls (direct' "$HR_TMP/err")" = 1 ] ||
+[ "$(grep -c '^hrelay: [0-9]* calls at [0-9]* sites (direct' "$HR_TMP/err")" = 1 ] ||
     hr_fail "summary line: $(cat "$HR_TMP/err")"
-grep -q '^hrelay: MPI_Alltoallv on 3 ranks: direct, ' "$HR_TMP/err" ||
+grep -q '^hrelay: MPI_Alltoallv on 3 ranks: direct (new pattern), ' "$HR_TMP/err" ||
     hr_fail "per-call lines: $(cat "$HR_TMP/err")"
 exit 0

@@ -1,0 +1,123 @@
+/* Choosing among candidate families by model, then by measurement (see choose.h). */
+#include <string.h>
+
+#include "plan/choose.h"
+
+/* Orders candidates by model, then by family number. */
+static int before(const plan_candidate *a, const plan_candidate *b)
+{
+    return a->model_ps != b->model_ps ? a->model_ps < b->model_ps : a->algo < b->algo;
+}
+
+/* Index of algo among the candidates, or -1. */
+static int find(const plan_choice *ch, plan_algo algo)
+{
+    for (int i = 0; i < ch->n; i++)
+        if (ch->cand[i].algo == algo)
+            return i;
+    return -1;
+}
+
+/* Settles on the fastest measured explored candidate (or the best model if none measured). */
+static void settle(plan_choice *ch)
+{
+    int best = 0;
+    for (int i = 1; i < ch->explore; i++)
+        if (ch->cand[i].best_ps < ch->cand[best].best_ps)
+            best = i;
+    ch->next = best;
+    ch->settled = 1;
+}
+
+/* Points next at the explored candidate with the fewest runs, or settles when all have
+ * `trials`. */
+static void advance(plan_choice *ch)
+{
+    if (ch->settled)
+        return;
+    if (ch->explore < 2) {
+        settle(ch);
+        return;
+    }
+    int pick = -1;
+    for (int i = 0; i < ch->explore; i++)
+        if (ch->cand[i].runs < ch->trials && (pick < 0 || ch->cand[i].runs < ch->cand[pick].runs))
+            pick = i;
+    if (pick < 0)
+        settle(ch);
+    else
+        ch->next = pick;
+}
+
+void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
+                      uint32_t trials)
+{
+    memset(ch, 0, sizeof *ch);
+    for (int i = 0; i < n; i++) { /* insertion sort: n is at most PLAN_ALGO_COUNT */
+        plan_candidate c = cands[i];
+        c.best_ps = UINT64_MAX;
+        c.runs = 0;
+        int k = ch->n++;
+        while (k > 0 && before(&c, &ch->cand[k - 1])) {
+            ch->cand[k] = ch->cand[k - 1];
+            k--;
+        }
+        ch->cand[k] = c;
+    }
+    ch->trials = trials;
+    unsigned __int128 limit = (unsigned __int128)ch->cand[0].model_ps * (100u + margin_pct) / 100u;
+    int explore = 0;
+    for (int i = 0; i < ch->n && explore < PLAN_CHOICE_EXPLORE_MAX; i++)
+        if (ch->cand[i].model_ps <= limit)
+            explore++;
+    int native = find(ch, PLAN_ALGO_NATIVE);
+    if (native >= explore) { /* move native into the explored prefix, last */
+        plan_candidate c = ch->cand[native];
+        if (explore == PLAN_CHOICE_EXPLORE_MAX)
+            explore--;
+        memmove(&ch->cand[explore + 1], &ch->cand[explore],
+                sizeof c * (size_t)(native - explore));
+        ch->cand[explore++] = c;
+    }
+    ch->explore = explore;
+    ch->next = 0;
+    if (trials == 0 || explore < 2)
+        settle(ch);
+}
+
+plan_algo plan_choice_next(const plan_choice *ch)
+{
+    return ch->cand[ch->next].algo;
+}
+
+void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps)
+{
+    int i = find(ch, ran);
+    if (ch->settled || i < 0 || i >= ch->explore)
+        return;
+    plan_candidate *c = &ch->cand[i];
+    c->runs++;
+    if (measured_ps < c->best_ps)
+        c->best_ps = measured_ps;
+    advance(ch);
+}
+
+void plan_choice_drop(plan_choice *ch, plan_algo algo)
+{
+    int i = find(ch, algo);
+    if (i < 0 || ch->n == 1)
+        return;
+    plan_algo current = plan_choice_next(ch);
+    memmove(&ch->cand[i], &ch->cand[i + 1], sizeof ch->cand[0] * (size_t)(ch->n - i - 1));
+    ch->n--;
+    if (i < ch->explore)
+        ch->explore--;
+    int at = find(ch, current);
+    ch->next = at >= 0 ? at : 0;
+    if (ch->settled) {
+        if (at < 0)
+            settle(ch); /* the final choice could not run: the fastest of the rest */
+        return;
+    }
+    advance(ch);
+}

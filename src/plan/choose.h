@@ -1,0 +1,56 @@
+/* Choosing the family of a repeated exchange: first by modeled cost, then, while the pattern
+ * repeats, by measuring the candidates whose model is close to the best and keeping the
+ * fastest. Pure C, no MPI, integer arithmetic: fed the same costs and the same measured times
+ * (agreed over ranks by the caller), every rank makes the same choices. */
+#ifndef HRELAY_PLAN_CHOOSE_H
+#define HRELAY_PLAN_CHOOSE_H
+
+#include <stdint.h>
+
+#include "plan/plan.h"
+
+/* At most this many candidates are measured before settling. */
+enum { PLAN_CHOICE_EXPLORE_MAX = 4 };
+
+/* One candidate family with its modeled and measured times. */
+typedef struct plan_candidate {
+    plan_algo algo;
+    uint64_t model_ps; /* modeled time of one call */
+    uint64_t best_ps;  /* fastest measured call; UINT64_MAX before any */
+    uint32_t runs;     /* calls measured */
+} plan_candidate;
+
+/* The state of one pattern's choice. */
+typedef struct plan_choice {
+    int n;                                 /* candidates, best model first */
+    plan_candidate cand[PLAN_ALGO_COUNT];
+    int explore;                           /* cand[0 .. explore) are measured */
+    uint32_t trials;                       /* measured calls per explored candidate */
+    int next;                              /* index of the candidate the next call runs */
+    int settled;                           /* exploration over: cand[next] is final */
+} plan_choice;
+
+/* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_ALGO_COUNT, distinct families; runs
+ * and best_ps are reset). Candidates are ordered by model_ps, ties by family number (native
+ * first). Explored: every candidate whose model is at most margin_pct percent above the best,
+ * and native whenever it is a candidate, at most PLAN_CHOICE_EXPLORE_MAX (best models first,
+ * native kept). With trials == 0 or a single explored candidate the choice is settled on the
+ * best model at once. The first call runs the best model. */
+void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
+                      uint32_t trials);
+
+/* The family the next call should run. */
+plan_algo plan_choice_next(const plan_choice *ch);
+
+/* Records that a call ran `ran` in measured_ps (ignored if `ran` is not a candidate or the
+ * choice is settled). Then the next call runs the explored candidate with the fewest
+ * measurements (the lowest index on ties), round-robin, until each has `trials`; then the
+ * choice settles on the smallest measured time (the lower index on ties). */
+void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps);
+
+/* Removes `algo` from the candidates (it cannot run: planning failed, memory limit); the
+ * choice continues among the others and settles if fewer than two explored remain. Never
+ * removes the last candidate. */
+void plan_choice_drop(plan_choice *ch, plan_algo algo);
+
+#endif

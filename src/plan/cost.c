@@ -1,0 +1,277 @@
+/* The cost model (see cost.h): native and plan times, bounds, and the calibration file. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/cost.h"
+
+/* a + b, saturating at UINT64_MAX. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+/* a * b, saturating at UINT64_MAX. */
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_mul_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+/* Picoseconds for `bytes` at beta_fs femtoseconds per byte, scaled by pct / 100. */
+static uint64_t bytes_ps(uint64_t bytes, uint64_t beta_fs, uint32_t pct)
+{
+    unsigned __int128 v = (unsigned __int128)bytes * beta_fs * pct / 100000u;
+    return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+plan_cost_params plan_cost_defaults(void)
+{
+    return (plan_cost_params){.alpha_ps = 5000000,
+                              .gap_ps = 1000000,
+                              .beta_fs = 1000000,
+                              .duplex_pct = 100,
+                              .step_ps = 2000000,
+                              .native_pct = 50,
+                              .throttle = 32,
+                              .plan_ps = 10000};
+}
+
+/* ceil(log2(p)) for p >= 1. */
+static unsigned ceil_log2(int p)
+{
+    unsigned k = 0;
+    while ((1ull << k) < (unsigned long long)p)
+        k++;
+    return k;
+}
+
+/* MPICH's scattered algorithm (see plan_cost_native). */
+static uint64_t native_scattered(const plan_matrix *m, const plan_cost_params *c)
+{
+    int p = m->p, t = c->throttle ? (int)c->throttle : 1;
+    uint64_t total = 0;
+    for (int b0 = 0; b0 < p; b0 += t) {
+        int ss = p - b0 < t ? p - b0 : t;
+        uint64_t worst = 0;
+        for (int r = 0; r < p; r++) {
+            uint64_t sent = 0, recvd = 0, n = 0;
+            for (int j = 0; j < ss; j++) {
+                int off = b0 + j;
+                if (off == 0)
+                    continue; /* the message to itself is a local copy */
+                uint64_t in = plan_matrix_at(m, (r + off) % p, r);
+                uint64_t out = plan_matrix_at(m, r, (r - off % p + p) % p);
+                n += (in != 0) + (out != 0);
+                recvd += in;
+                sent += out;
+            }
+            if (n == 0)
+                continue;
+            uint64_t big = sent > recvd ? sent : recvd, small = sent > recvd ? recvd : sent;
+            uint64_t tr = sat_add(sat_add(c->alpha_ps, sat_mul(c->gap_ps, n - 1)),
+                                  sat_add(bytes_ps(big, c->beta_fs, 100),
+                                          bytes_ps(small, c->beta_fs, c->native_pct)));
+            if (tr > worst)
+                worst = tr;
+        }
+        total = sat_add(total, worst);
+    }
+    return total;
+}
+
+/* The largest message between one pair in either direction. */
+static uint64_t largest_pair(const plan_matrix *m)
+{
+    uint64_t big = 0;
+    for (int i = 0; i < m->p; i++)
+        for (int j = 0; j < m->p; j++)
+            if (i != j && plan_matrix_at(m, i, j) > big)
+                big = plan_matrix_at(m, i, j);
+    return big;
+}
+
+uint64_t plan_cost_native(const plan_matrix *m, plan_native_kind kind, const plan_cost_params *c)
+{
+    int p = m->p;
+    if (p < 2)
+        return 0;
+    uint64_t per = 0;
+    if (kind == PLAN_NATIVE_INPLACE) {
+        uint64_t one = sat_add(c->alpha_ps, bytes_ps(largest_pair(m), c->beta_fs, c->duplex_pct));
+        return sat_mul(one, 2 * (uint64_t)p - 3);
+    }
+    if (kind == PLAN_NATIVE_ALLTOALL && plan_matrix_is_uniform(m, &per)) {
+        if (per <= 256 && p >= 8) {
+            uint64_t round = sat_add(c->alpha_ps,
+                                     bytes_ps(per * (uint64_t)p / 2, c->beta_fs, c->duplex_pct));
+            return sat_mul(round, ceil_log2(p));
+        }
+        if (per > 32768)
+            return sat_mul(sat_add(c->alpha_ps, bytes_ps(per, c->beta_fs, c->duplex_pct)),
+                           (uint64_t)p - 1);
+    }
+    return native_scattered(m, c);
+}
+
+uint64_t plan_cost_plan(const plan *pl, const plan_cost_params *c)
+{
+    uint32_t *sends = NULL;
+    if (pl->duplex == PLAN_DUPLEX_FULL && c->duplex_pct != 100)
+        sends = calloc((size_t)pl->p, sizeof *sends); /* step + 1 of a rank's last send */
+    uint64_t total = 0;
+    for (size_t s = 0; s < pl->nsteps; s++) {
+        uint64_t big = 0;
+        int both = pl->duplex == PLAN_DUPLEX_FULL && !sends; /* unknown: assume both */
+        size_t t0 = pl->step_begin[s], t1 = pl->step_begin[s + 1];
+        for (size_t t = t0; t < t1; t++) {
+            if (pl->transfers[t].bytes > big)
+                big = pl->transfers[t].bytes;
+            if (sends)
+                sends[pl->transfers[t].src] = (uint32_t)s + 1;
+        }
+        for (size_t t = t0; sends && t < t1 && !both; t++)
+            both = sends[pl->transfers[t].dst] == (uint32_t)s + 1;
+        total = sat_add(total, sat_add(c->step_ps, bytes_ps(big, c->beta_fs,
+                                                            both ? c->duplex_pct : 100)));
+    }
+    free(sends);
+    return total;
+}
+
+uint64_t plan_cost_bound(const plan_matrix *m, plan_duplex duplex, const plan_cost_params *c)
+{
+    return bytes_ps(plan_matrix_lower_bound(m, duplex), c->beta_fs, 100);
+}
+
+uint64_t plan_cost_planning(const plan_matrix *m, size_t nsegments, const plan_cost_params *c)
+{
+    uint64_t units = sat_add(sat_mul((uint64_t)m->p, (uint64_t)m->p), nsegments);
+    return sat_mul(units, c->plan_ps);
+}
+
+uint64_t plan_cost_gather(int p, const plan_cost_params *c)
+{
+    uint64_t bytes = sat_mul(sat_mul((uint64_t)p, (uint64_t)p), 8);
+    return sat_add(sat_mul(c->alpha_ps, ceil_log2(p)), bytes_ps(bytes, c->beta_fs, 100));
+}
+
+/* One field of the calibration file: its name, where it lives, its unit and range. */
+typedef struct field {
+    const char *name;
+    size_t at;      /* offsetof in plan_cost_params */
+    int is32;       /* a uint32_t field (else uint64_t) */
+    double scale;   /* file value * scale = stored integer */
+    double lo, hi;  /* accepted file values */
+} field;
+
+static const field fields[] = {
+    {"alpha_s", offsetof(plan_cost_params, alpha_ps), 0, 1e12, 0, 1},
+    {"gap_s", offsetof(plan_cost_params, gap_ps), 0, 1e12, 0, 1},
+    {"beta_s_per_byte", offsetof(plan_cost_params, beta_fs), 0, 1e15, 1e-15, 1e-3},
+    {"duplex_percent", offsetof(plan_cost_params, duplex_pct), 1, 1, 100, 400},
+    {"step_s", offsetof(plan_cost_params, step_ps), 0, 1e12, 0, 1},
+    {"native_percent", offsetof(plan_cost_params, native_pct), 1, 1, 0, 1000},
+    {"throttle", offsetof(plan_cost_params, throttle), 1, 1, 1, 1 << 20},
+    {"plan_s_per_unit", offsetof(plan_cost_params, plan_ps), 0, 1e12, 0, 1e-3},
+};
+enum { NFIELDS = sizeof fields / sizeof fields[0] };
+
+/* Stores file value v of field f into c. */
+static void store(plan_cost_params *c, const field *f, double v)
+{
+    double x = nearbyint(v * f->scale);
+    if (f->is32)
+        *(uint32_t *)((char *)c + f->at) = (uint32_t)x;
+    else
+        *(uint64_t *)((char *)c + f->at) = (uint64_t)x;
+}
+
+/* The file value of field f in c. */
+static double load(const plan_cost_params *c, const field *f)
+{
+    double x = f->is32 ? (double)*(const uint32_t *)((const char *)c + f->at)
+                       : (double)*(const uint64_t *)((const char *)c + f->at);
+    return x / f->scale;
+}
+
+/* Strips a '#' comment and surrounding blanks from line in place; returns the start. */
+static char *trim(char *line)
+{
+    char *hash = strchr(line, '#');
+    if (hash)
+        *hash = '\0';
+    while (isspace((unsigned char)*line))
+        line++;
+    size_t n = strlen(line);
+    while (n > 0 && isspace((unsigned char)line[n - 1]))
+        line[--n] = '\0';
+    return line;
+}
+
+int plan_cost_parse(FILE *in, plan_cost_params *c, plan_error *err)
+{
+    char buf[512];
+    int lineno = 0;
+    plan_cost_params out = *c;
+    while (fgets(buf, sizeof buf, in)) {
+        lineno++;
+        if (!strchr(buf, '\n') && !feof(in))
+            return plan_error_set(err, lineno, "line longer than %zu bytes", sizeof buf - 2);
+        char *line = trim(buf);
+        if (!*line)
+            continue;
+        char *eq = strchr(line, '=');
+        if (!eq)
+            return plan_error_set(err, lineno, "expected 'name = value'");
+        *eq = '\0';
+        char *name = trim(line), *value = trim(eq + 1), *end;
+        const field *f = NULL;
+        for (int i = 0; i < NFIELDS; i++)
+            if (!strcmp(name, fields[i].name))
+                f = &fields[i];
+        if (!f)
+            return plan_error_set(err, lineno, "unknown parameter '%s'", name);
+        errno = 0;
+        double v = strtod(value, &end);
+        if (end == value || *end || errno || !isfinite(v))
+            return plan_error_set(err, lineno, "%s: '%s' is not a number", name, value);
+        if (v < f->lo || v > f->hi)
+            return plan_error_set(err, lineno, "%s = %s is outside [%g, %g]", name, value, f->lo,
+                                  f->hi);
+        store(&out, f, v);
+    }
+    if (ferror(in))
+        return plan_error_set(err, lineno, "read error");
+    *c = out;
+    return 0;
+}
+
+int plan_cost_field(const plan_cost_params *c, int i, const char **name, double *value)
+{
+    if (i < 0 || i >= NFIELDS)
+        return 0;
+    *name = fields[i].name;
+    *value = load(c, &fields[i]);
+    return 1;
+}
+
+int plan_cost_write(FILE *out, const plan_cost_params *c)
+{
+    const char *name;
+    double v;
+    for (int i = 0; plan_cost_field(c, i, &name, &v); i++)
+        if (fprintf(out, "%s = %.17g\n", name, v) < 0)
+            return -1;
+    return ferror(out) ? -1 : 0;
+}
+
+plan_model plan_cost_display(const plan_cost_params *c)
+{
+    return (plan_model){.alpha_s = (double)c->step_ps * 1e-12,
+                        .beta_s_per_byte = (double)c->beta_fs * 1e-15};
+}

@@ -1,0 +1,92 @@
+/* The cost model hrelay decides with: modeled times of the MPI library's own exchange and of
+ * a plan, from machine parameters that hrelay-calibrate measures. Pure C, no MPI. Every
+ * quantity is an integer (times in picoseconds, per-byte costs in femtoseconds), so that every
+ * rank computes the same numbers from the same inputs and takes the same decision. */
+#ifndef HRELAY_PLAN_COST_H
+#define HRELAY_PLAN_COST_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "plan/error.h"
+#include "plan/matrix.h"
+#include "plan/plan.h"
+
+/* Machine parameters. The calibration file (plan_cost_write / plan_cost_parse) holds them in
+ * seconds; here they are integers. */
+typedef struct plan_cost_params {
+    uint64_t alpha_ps;   /* latency of one small message (half a ping-pong round trip) */
+    uint64_t gap_ps;     /* cost of each further message of a burst a rank posts at once */
+    uint64_t beta_fs;    /* per byte of a long one-way transfer (1e15 / bytes per second) */
+    uint32_t duplex_pct; /* a rank sending and receiving b bytes at once needs
+                            duplex_pct / 100 of the time of b one way: 100 = full duplex,
+                            200 = the two directions share the link */
+    uint64_t step_ps;    /* cost of one step of a plan run by hrelay's executor beyond its
+                            bytes: pairing, matching, skew (measured with the executor's
+                            window, so overlap between steps is included) */
+    uint32_t native_pct; /* the MPI library's all-at-once exchange: extra time, in percent of
+                            the smaller of what a rank sends and receives in a block, caused by
+                            many simultaneous flows */
+    uint32_t throttle;   /* peers per block of MPICH's scattered algorithm (its
+                            MPIR_CVAR_ALLTOALL_THROTTLE, 32) */
+    uint64_t plan_ps;    /* planning time per unit of planner work (a matrix entry or a
+                            segment of the plan) */
+} plan_cost_params;
+
+/* Which MPI call the native model describes: MPICH picks different algorithms. */
+typedef enum plan_native_kind {
+    PLAN_NATIVE_ALLTOALLV = 0, /* scattered: blocks of `throttle` peers, all at once */
+    PLAN_NATIVE_ALLTOALL,      /* Bruck for short, scattered for medium, pairwise for long */
+    PLAN_NATIVE_INPLACE        /* MPI_IN_PLACE: pairwise MPI_Sendrecv_replace, pair by pair */
+} plan_native_kind;
+
+/* Built-in parameters for a machine nobody calibrated: alpha 5 us, gap 1 us, beta 1 ns per
+ * byte (1 GB/s), full duplex, 2 us per step, native penalty 50 %, throttle 32, 10 ns per unit
+ * of planning. */
+plan_cost_params plan_cost_defaults(void);
+
+/* Modeled time in picoseconds of the MPI library's own algorithm (MPICH 4) on m. Alltoallv:
+ * for each block of `throttle` peer offsets, every rank posts its receives and sends at once
+ * and waits for all; a block costs the slowest rank's alpha + gap per further message + beta
+ * times (the larger of its block's sent and received bytes + native_pct % of the smaller);
+ * blocks add up. Alltoall (uniform m): Bruck's log2 p rounds when each message is at most 256
+ * bytes and p >= 8, the Alltoallv model up to 32768 bytes, above that p - 1 pairwise steps of
+ * alpha + duplex-weighted beta per message. In place: the pairs one after another along the
+ * longest chain of dependent exchanges (2p - 3 of them). Saturates at UINT64_MAX. */
+uint64_t plan_cost_native(const plan_matrix *m, plan_native_kind kind,
+                          const plan_cost_params *c);
+
+/* Modeled time in picoseconds of running pl with hrelay's executor: per step step_ps plus
+ * beta times its largest transfer, weighted by duplex_pct in full-duplex plans where some
+ * rank both sends and receives in the step. Saturates at UINT64_MAX. */
+uint64_t plan_cost_plan(const plan *pl, const plan_cost_params *c);
+
+/* The lower bound in picoseconds: beta times plan_matrix_lower_bound(m, duplex). */
+uint64_t plan_cost_bound(const plan_matrix *m, plan_duplex duplex, const plan_cost_params *c);
+
+/* Modeled planning time in picoseconds of a plan with nsegments segments for m (plan_ps per
+ * matrix entry and per segment). */
+uint64_t plan_cost_planning(const plan_matrix *m, size_t nsegments, const plan_cost_params *c);
+
+/* Modeled time in picoseconds of exchanging the p x p matrix (an allgather of p 8-byte words
+ * per rank: ceil(log2 p) latencies plus the bytes every rank receives). */
+uint64_t plan_cost_gather(int p, const plan_cost_params *c);
+
+/* Reads a calibration file: lines "name = value" (seconds for times, seconds per byte for
+ * beta, plain numbers for the rest), '#' comments, blank lines; names as plan_cost_write
+ * writes them. Names not present keep their value in *c; an unknown name, a malformed or
+ * out-of-range value fails with err->line set. Returns 0, or -1 with err set. */
+int plan_cost_parse(FILE *in, plan_cost_params *c, plan_error *err);
+
+/* The i-th parameter of c as the calibration file names it and its value in the file's unit
+ * (seconds, seconds per byte, percent or count): returns 1, or 0 when i is past the last. */
+int plan_cost_field(const plan_cost_params *c, int i, const char **name, double *value);
+
+/* Writes c in the calibration file format (one "name = value" line each, values in seconds
+ * with enough digits to read back the same integers). Returns 0, or -1 on a write error. */
+int plan_cost_write(FILE *out, const plan_cost_params *c);
+
+/* The display model (seconds as doubles) of the JSON, text and SVG writers for c. */
+plan_model plan_cost_display(const plan_cost_params *c);
+
+#endif

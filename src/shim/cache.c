@@ -1,0 +1,94 @@
+/* The plan cache of a communicator: slots of known patterns, matched by this rank's part of
+ * the pattern (what it sends, the call's facts, its call site) and agreed over ranks
+ * (exchange.c), plus the programs (plans) slots share. Slots change only at agreed points, in
+ * the same way on every rank. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shim/shim.h"
+
+uint64_t shim_hash_words(uint64_t h, const uint64_t *w, size_t n)
+{
+    h = h ? h : 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t v = w[i];
+        for (int b = 0; b < 8; b++) {
+            h ^= (v >> (8 * b)) & 0xff;
+            h *= 1099511628211ULL;
+        }
+    }
+    return h;
+}
+
+void shim_prog_release(shim_prog *p)
+{
+    if (!p || --p->refs > 0)
+        return;
+    plan_local_free(&p->lo);
+    free(p);
+}
+
+void shim_slot_clear(shim_comm *rec, shim_slot *s)
+{
+    (void)rec;
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
+        shim_prog_release(s->prog[a]);
+    uint64_t *row = s->row, *col = s->col;
+    memset(s, 0, sizeof *s);
+    s->row = row; /* the arrays stay allocated with the slot */
+    s->col = col;
+}
+
+/* Whether the bytes each rank sends this rank (col) fit the receive regions x describes. */
+static int fits(const uint64_t *col, const exec_exchange *x)
+{
+    for (int i = 0; i < x->p; i++)
+        if (col[i] > (uint64_t)x->recv.count[i] * (uint64_t)x->recv.type.size)
+            return 0;
+    return 1;
+}
+
+/* Whether two calls' facts are the same. */
+static int same_facts(const shim_facts *a, const shim_facts *b)
+{
+    return a->kind == b->kind && a->inplace == b->inplace && a->request == b->request &&
+           a->types == b->types;
+}
+
+uint64_t shim_cache_match(const shim_comm *rec, const uint64_t *row, uint64_t row_hash,
+                          const shim_facts *f, uintptr_t site, const exec_exchange *x)
+{
+    uint64_t mask = 0;
+    for (int i = 0; i < rec->nslots; i++) {
+        const shim_slot *s = &rec->slot[i];
+        if (s->used && s->row_hash == row_hash && s->site == site && same_facts(&s->facts, f) &&
+            !memcmp(s->row, row, sizeof *row * (size_t)rec->p) && fits(s->col, x))
+            mask |= 1ull << i;
+    }
+    return mask;
+}
+
+int shim_cache_find_pattern(const shim_comm *rec, uint64_t matrix_hash, const shim_facts *f)
+{
+    for (int i = 0; i < rec->nslots; i++) {
+        const shim_slot *s = &rec->slot[i];
+        if (s->used && s->matrix_hash == matrix_hash && same_facts(&s->facts, f))
+            return i;
+    }
+    return -1;
+}
+
+int shim_cache_victim(shim_comm *rec, int keep)
+{
+    int victim = -1;
+    for (int i = 0; i < rec->nslots; i++) {
+        if (!rec->slot[i].used)
+            return i;
+        if (i != keep && (victim < 0 || rec->slot[i].used < rec->slot[victim].used))
+            victim = i;
+    }
+    if (victim < 0)
+        victim = keep; /* a cache of one slot */
+    shim_slot_clear(rec, &rec->slot[victim]);
+    return victim;
+}

@@ -1,0 +1,61 @@
+/* The tool-facing API of hrelay.h: choosing the family per communicator and reading back
+ * which family ran. Both act on the communicator's record only. */
+#include <string.h>
+
+#include "hrelay.h"
+#include "shim/shim.h"
+
+/* Parses an HRELAY_ALGO value into a request (see shim.h). Returns 0, or -1 if unknown. */
+int shim_request_parse(const char *name, int *request)
+{
+    plan_algo a;
+    if (!strcmp(name, "auto")) {
+        *request = SHIM_AUTO;
+        return 0;
+    }
+    if (plan_algo_parse(name, &a) != 0)
+        return -1;
+    *request = (int)a;
+    return 0;
+}
+
+/* Whether comm is an intracommunicator hrelay handles. */
+static int handled(MPI_Comm comm)
+{
+    int inter = 1;
+    return shim_g.active && comm != MPI_COMM_NULL &&
+           PMPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && !inter;
+}
+
+/* hrelay_set_algorithm (see hrelay.h). */
+SHIM_EXPORT int hrelay_set_algorithm(MPI_Comm comm, const char *name)
+{
+    int request = SHIM_REQUEST_ENV;
+    if (!handled(comm) || (name && shim_request_parse(name, &request) != 0))
+        return -1;
+    shim_comm *rec = shim_comm_get(comm);
+    if (!rec)
+        return -1;
+    rec->request = request;
+    rec->quiet_until = rec->calls; /* the next call is agreed under the new request */
+    rec->quiet_len = SHIM_QUIET_FIRST;
+    return 0;
+}
+
+/* hrelay_last_algorithm (see hrelay.h). */
+SHIM_EXPORT const char *hrelay_last_algorithm(MPI_Comm comm)
+{
+    shim_comm *rec = NULL;
+    int flag = 0;
+    if (!handled(comm) ||
+        PMPI_Comm_get_attr(comm, shim_g.keyval, &rec, &flag) != MPI_SUCCESS || !flag ||
+        rec->last < 0)
+        return NULL;
+    return plan_algo_name((plan_algo)rec->last);
+}
+
+/* The name of a request (see shim.h). */
+const char *shim_request_name(int request)
+{
+    return request == SHIM_AUTO ? "auto" : plan_algo_name((plan_algo)request);
+}

@@ -1,0 +1,243 @@
+/* Deciding how a new pattern runs: the candidate families with their modeled times, planned
+ * and kept in the cache slot, and the choice among them (plan/choose.c) that the call flow
+ * follows and refines by measurement. Everything here depends only on the agreed matrix and
+ * configuration, so every rank decides the same (planning can still fail on one rank when
+ * memory runs out: the caller agrees on that). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/walker_otto.h"
+#include "shim/shim.h"
+
+uint64_t shim_grain(uint64_t cfg_grain, uint64_t size_gcd, int dense)
+{
+    if (cfg_grain)
+        return cfg_grain;
+    if (size_gcd == 0)
+        return 1;
+    if (!dense || size_gcd >= SHIM_DEFAULT_GRAIN)
+        return size_gcd;
+    return SHIM_DEFAULT_GRAIN / size_gcd * size_gcd;
+}
+
+/* Writes pl to HRELAY_DUMP (rank 0 of the communicator; one warning per process on failure). */
+static void dump(const shim_comm *rec, const plan *pl, const plan_matrix *m)
+{
+    shim_world *w = shim_g.world;
+    if (!shim_g.cfg.dump[0] || rec->rank != 0)
+        return;
+    if (shim_dump_plan(w, shim_g.cfg.dump, pl, m, &shim_g.cfg.cost) != 0) {
+        pthread_mutex_lock(&w->lock);
+        int first = !w->dump_warned;
+        w->dump_warned = 1;
+        pthread_mutex_unlock(&w->lock);
+        if (first)
+            shim_warn("cannot write plans to %s", shim_g.cfg.dump);
+    }
+}
+
+int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matrix *m,
+                   const plan_options *o, int *planned)
+{
+    *planned = 0;
+    if (algo == PLAN_ALGO_NATIVE || s->prog[algo])
+        return 0;
+    plan pl;
+    plan_error err;
+    if (plan_build(algo, m, o, &pl, &err) != 0) {
+        shim_log(2, "%s cannot plan this pattern: %s", plan_algo_name(algo), err.text);
+        return -1;
+    }
+    *planned = 1;
+    shim_prog *prog = calloc(1, sizeof *prog);
+    if (!prog || plan_local_extract(&pl, rec->rank, &prog->lo, &err) != 0) {
+        free(prog);
+        plan_free(&pl);
+        return -1;
+    }
+    prog->refs = 1;
+    prog->algo = algo;
+    prog->nsteps = pl.nsteps;
+    prog->nsegments = pl.nsegments;
+    prog->model_ps = plan_cost_plan(&pl, &shim_g.cfg.cost);
+    dump(rec, &pl, m);
+    int rc = plan_local_detach(&prog->lo, &err);
+    plan_free(&pl);
+    if (rc != 0) {
+        prog->lo.nsends = prog->lo.nrecvs = 0; /* its segments pointed into the freed plan */
+        shim_prog_release(prog);
+        return -1;
+    }
+    s->prog[algo] = prog;
+    return 0;
+}
+
+/* Modeled latency of one agreement (an allreduce: a round trip per level of a tree). */
+static uint64_t agree_ps(int p)
+{
+    uint64_t levels = 0;
+    while ((1ull << levels) < (uint64_t)p)
+        levels++;
+    return 2 * levels * shim_g.cfg.cost.alpha_ps;
+}
+
+/* Families auto considers, in planning order (the usual winner first). */
+static const plan_algo auto_families[] = {PLAN_ALGO_DIRECT,    PLAN_ALGO_WALKER_OTTO,
+                                          PLAN_ALGO_GREEDY,    PLAN_ALGO_STEPWISE,
+                                          PLAN_ALGO_FORWARD,   PLAN_ALGO_TRANSPOSE};
+enum { NAUTO = sizeof auto_families / sizeof auto_families[0] };
+
+/* The largest number of messages a rank sends or receives in m (no schedule of whole or split
+ * messages has fewer steps). */
+static uint64_t max_degree(const plan_matrix *m)
+{
+    uint64_t best = 0;
+    for (int i = 0; i < m->p; i++) {
+        uint64_t out = 0, in = 0;
+        for (int j = 0; j < m->p; j++) {
+            out += j != i && plan_matrix_at(m, i, j) != 0;
+            in += j != i && plan_matrix_at(m, j, i) != 0;
+        }
+        best = out > best ? out : best;
+        best = in > best ? in : best;
+    }
+    return best;
+}
+
+/* Prints the decision for a new pattern (HRELAY_VERBOSE >= 1). */
+static void log_decision(const shim_comm *rec, const shim_slot *s, const plan_matrix *m)
+{
+    char line[768];
+    size_t n = 0;
+    for (int i = 0; i < s->choice.n && n < sizeof line; i++)
+        n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.3g ms%s", i ? ", " : "",
+                              plan_algo_name(s->choice.cand[i].algo),
+                              (double)s->choice.cand[i].model_ps * 1e-9,
+                              i < s->choice.explore && !s->choice.settled ? " (measured next)"
+                                                                          : "");
+    shim_log(1, "new pattern on %d ranks (%llu bytes at most per rank, bound %.3g ms): %s; runs %s",
+             rec->p, (unsigned long long)plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL),
+             (double)plan_cost_bound(m, PLAN_DUPLEX_FULL, &shim_g.cfg.cost) * 1e-9, line,
+             plan_algo_name(plan_choice_next(&s->choice)));
+}
+
+/* Records candidate algo with modeled time t in s (its plan, if any, is in s->prog). */
+static void add_candidate(shim_slot *s, plan_algo algo, uint64_t t)
+{
+    s->cand[s->ncand++] = (plan_candidate){.algo = algo, .model_ps = t};
+}
+
+/* Plans family algo into s; on failure marks it failed (s->failed). Returns 0 or -1. */
+static int plan_into(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matrix *m,
+                     const plan_options *o)
+{
+    int planned;
+    if (shim_slot_prog(rec, s, algo, m, o, &planned) == 0) {
+        s->planned += planned;
+        return 0;
+    }
+    s->failed |= 1u << algo;
+    return -1;
+}
+
+/* A fixed family (HRELAY_ALGO or hrelay_set_algorithm names one): that family, then direct
+ * where the family needs staging (planned only if the staging is over the limit), then native
+ * (if planning fails). */
+static void decide_fixed(shim_comm *rec, shim_slot *s, plan_algo fixed, const plan_matrix *m,
+                         const plan_options *o)
+{
+    if (fixed != PLAN_ALGO_NATIVE && plan_into(rec, s, fixed, m, o) == 0)
+        add_candidate(s, fixed, 0);
+    if (fixed == PLAN_ALGO_TRANSPOSE || fixed == PLAN_ALGO_FORWARD)
+        add_candidate(s, PLAN_ALGO_DIRECT, 1);
+    add_candidate(s, PLAN_ALGO_NATIVE, 2);
+}
+
+void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_options *o,
+                 plan_native_kind kind)
+{
+    const plan_cost_params *cost = &shim_g.cfg.cost;
+    s->ncand = 0;
+    s->failed = 0;
+    s->planned = 0;
+    s->model_native_ps = plan_cost_native(m, kind, cost);
+    if (s->facts.request != SHIM_AUTO) {
+        decide_fixed(rec, s, (plan_algo)s->facts.request, m, o);
+        return;
+    }
+
+    /* calls per pattern so far on this communicator: what a plan's set-up is spread over */
+    uint64_t reuse = rec->patterns ? rec->calls / rec->patterns : 1;
+    reuse = reuse ? reuse : 1;
+    uint64_t per_call = agree_ps(rec->p), bound = plan_cost_bound(m, PLAN_DUPLEX_FULL, cost);
+    uint64_t floor_steps = max_degree(m) * cost->step_ps;
+    uint64_t set_up = plan_cost_planning(m, plan_matrix_messages(m), cost) / reuse;
+    /* before anything is measured, a plan must be modeled SHIM_MODEL_SAFETY percent faster
+     * than native to be preferred: native is modeled that much faster */
+    uint64_t native =
+        (uint64_t)((unsigned __int128)s->model_native_ps * 100 / (100 + SHIM_MODEL_SAFETY));
+    add_candidate(s, PLAN_ALGO_NATIVE, native);
+    uint64_t best = native;
+    for (int f = 0; f < NAUTO; f++) {
+        plan_algo a = auto_families[f];
+        int wo_k;
+        uint64_t wo_unit;
+        if (a == PLAN_ALGO_WALKER_OTTO && !plan_wo_recognise(m, &wo_k, &wo_unit))
+            continue;
+        if (a == PLAN_ALGO_FORWARD && shim_g.cfg.duplex != PLAN_DUPLEX_HALF)
+            continue; /* a half-duplex schedule: only where the links are */
+        /* the family's most optimistic time: the bound (twice, less the share that stays,
+         * for the two rounds of transpose), a step per message of the busiest rank (2 (p - 1)
+         * for transpose), the agreement, planning spread over the expected calls; planned
+         * only if that could come within the exploration margin of the best so far */
+        uint64_t optimistic =
+            a == PLAN_ALGO_TRANSPOSE
+                ? 2 * (bound / (uint64_t)rec->p) * (uint64_t)(rec->p - 1) +
+                      2 * (uint64_t)(rec->p - 1) * cost->step_ps
+                : bound + floor_steps;
+        optimistic += per_call + set_up;
+        if ((unsigned __int128)optimistic * 100 >
+            (unsigned __int128)best * (100 + (unsigned)shim_g.cfg.margin))
+            continue;
+        if (plan_into(rec, s, a, m, o) != 0)
+            continue;
+        const shim_prog *pg = s->prog[a];
+        uint64_t t = pg->model_ps + per_call + plan_cost_planning(m, pg->nsegments, cost) / reuse;
+        add_candidate(s, a, t);
+        best = t < best ? t : best;
+    }
+}
+
+void shim_decide_choose(shim_slot *s, uint32_t drop)
+{
+    plan_candidate c[PLAN_ALGO_COUNT];
+    int n = 0, fixed = s->facts.request != SHIM_AUTO;
+    for (int i = 0; i < s->ncand; i++)
+        if (!(drop & (1u << s->cand[i].algo)) || s->cand[i].algo == PLAN_ALGO_NATIVE)
+            c[n++] = s->cand[i];
+    plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin,
+                     fixed ? 0 : (uint32_t)shim_g.cfg.tune);
+}
+
+void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop)
+{
+    int fixed = s->facts.request != SHIM_AUTO;
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
+        if (drop & (1u << a)) {
+            shim_prog_release(s->prog[a]);
+            s->prog[a] = NULL;
+        }
+    if (!fixed)
+        log_decision(rec, s, m);
+    /* candidates that will never run (not measured, not the first) go, with their plans */
+    for (int i = s->choice.n - 1; i >= s->choice.explore; i--) {
+        plan_algo a = s->choice.cand[i].algo;
+        if (i == s->choice.next || (fixed && a != PLAN_ALGO_NATIVE))
+            continue;
+        shim_prog_release(s->prog[a]);
+        s->prog[a] = NULL;
+        if (!fixed)
+            plan_choice_drop(&s->choice, a);
+    }
+}

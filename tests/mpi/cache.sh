@@ -1,0 +1,76 @@
+#!/bin/bash
+# The plan cache, call sites, unchecked native runs and calibration files, from the report of
+# tests/mpi/sites (which compares every result with PMPI itself):
+#  - two sites with two fixed patterns: two entries named sites.c:LINE, one plan each, every
+#    later call a cache hit; with a cache of one slot every call plans again;
+#  - a pattern that changes on one rank only is never served from the cache;
+#  - tiny exchanges run unchecked (no agreement) once native is decided, and a large pattern at
+#    another site is still planned within HRELAY_RECHECK calls;
+#  - the calibration file (HRELAY_CONFIG) is reported and changes the decision.
+. "${srcdir:-.}/tests/mpi/common.sh"
+field() { python3 "${srcdir:-.}/tests/mpi/report_field.py" "$@" || hr_fail "report: $*"; }
+expect() { # expect WHAT GOT WANT
+    [ "$2" = "$3" ] || hr_fail "$1: got $2, expected $3"
+}
+at_least() { # at_least WHAT GOT MIN
+    [ "$2" -ge "$3" ] || hr_fail "$1: got $2, expected at least $3"
+}
+line() { sed -n "s/^sites: $1 line //p" "$HR_TMP/out"; }
+r=$HR_TMP/report.json
+
+for n in 1 3 4; do
+    hr_run "$n" HRELAY_ALGO=direct HRELAY_REPORT="$r" -- ./tests/mpi/sites two 12 \
+        >"$HR_TMP/out" || hr_fail "two sites on $n ranks: $(cat "$HR_TMP/out")"
+    for s in A B; do
+        site="sites.c:$(line $s) "
+        expect "$s calls ($n ranks)" "$(field "$r" "$site" calls)" 12
+        expect "$s direct ($n ranks)" "$(field "$r" "$site" algorithms.direct)" 12
+        expect "$s plans ($n ranks)" "$(field "$r" "$site" plans_computed)" 1
+        expect "$s hits ($n ranks)" "$(field "$r" "$site" cache_hits)" 11
+    done
+done
+
+hr_run 3 HRELAY_ALGO=direct HRELAY_CACHE_SIZE=1 HRELAY_REPORT="$r" -- ./tests/mpi/sites two 6 \
+    >"$HR_TMP/out" || hr_fail "cache of one slot: $(cat "$HR_TMP/out")"
+expect "plans with one slot" "$(field "$r" total plans_computed)" 12
+expect "hits with one slot" "$(field "$r" total cache_hits)" 0
+
+for n in 2 4; do
+    hr_run "$n" HRELAY_ALGO=direct HRELAY_REPORT="$r" -- ./tests/mpi/sites change 10 \
+        >"$HR_TMP/out" || hr_fail "changing pattern on $n ranks: $(cat "$HR_TMP/out")"
+    site="sites.c:$(line C) "
+    expect "changing pattern: plans ($n ranks)" "$(field "$r" "$site" plans_computed)" 2
+    expect "changing pattern: hits ($n ranks)" "$(field "$r" "$site" cache_hits)" 8
+done
+
+# Costs under which tiny exchanges are best left to MPI (an agreement costs 4 ms) and large
+# ones are not (MPI's concurrent exchange is modeled 10 times slower than the bound).
+cat >"$HR_TMP/plan-big.cfg" <<'CFG'
+# test calibration: agreements are expensive, the native exchange of large data more so
+alpha_s = 0.001
+gap_s = 1e-6
+beta_s_per_byte = 1e-9
+native_percent = 1000
+step_s = 1e-6
+CFG
+# ... and costs under which every plan step is too expensive to beat MPI
+cat >"$HR_TMP/plan-never.cfg" <<'CFG'
+step_s = 0.5
+native_percent = 0
+CFG
+hr_run 3 HRELAY_TUNE=0 HRELAY_RECHECK=16 HRELAY_CONFIG="$HR_TMP/plan-big.cfg" \
+    HRELAY_REPORT="$r" -- ./tests/mpi/sites quiet 60 >"$HR_TMP/out" ||
+    hr_fail "quiet run: $(cat "$HR_TMP/out")"
+d="sites.c:$(line D) " e="sites.c:$(line E) "
+expect "tiny: native" "$(field "$r" "$d" algorithms.native)" 60
+at_least "tiny: unchecked" "$(field "$r" "$d" unchecked)" 40
+at_least "large: direct" "$(field "$r" "$e" algorithms.direct)" 44
+[ "$(field "$r" "$e" algorithms.native)" -le 16 ] || hr_fail "large: native beyond HRELAY_RECHECK"
+expect "calibration reported" "$(field "$r" config calibration)" "$HR_TMP/plan-big.cfg"
+expect "calibrated alpha" "$(field "$r" config cost.alpha_s)" 0.001
+expect "calibrated native penalty" "$(field "$r" config cost.native_percent)" 1000
+
+hr_run 3 HRELAY_TUNE=0 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" HRELAY_REPORT="$r" -- \
+    ./tests/mpi/sites quiet 20 >"$HR_TMP/out" || hr_fail "never: $(cat "$HR_TMP/out")"
+expect "large under plan-never.cfg: native" "$(field "$r" "$e" algorithms.native)" 20
+exit 0

@@ -1,0 +1,115 @@
+/* The tool API of hrelay.h (hrelay_set_algorithm, hrelay_last_algorithm), found with dlsym as
+ * a tool would: per-communicator families, NULL back to HRELAY_ALGO, unknown names refused,
+ * results equal to PMPI's. Run under libhrelay.so with HRELAY_ALGO=native (tests/mpi/control.sh).
+ * Exits 0 when everything holds, 1 (after printing why) otherwise. */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hrelay.h"
+
+typedef int (*set_fn)(MPI_Comm, const char *);
+typedef const char *(*last_fn)(MPI_Comm);
+
+static int failures;
+
+/* Records a failure on this rank. */
+static void fail(int rank, const char *what, const char *got)
+{
+    fprintf(stderr, "control: rank %d: %s (got %s)\n", rank, what, got ? got : "NULL");
+    failures++;
+}
+
+/* One uneven MPI_Alltoallv on comm; returns 0 if its result equals PMPI_Alltoallv's. */
+static int exchange(MPI_Comm comm)
+{
+    int p, me;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    int *sc = malloc(4 * sizeof(int) * (size_t)p), *sd = sc + p, *rc = sd + p, *rd = rc + p;
+    int stotal = 0, rtotal = 0;
+    for (int j = 0; j < p; j++) {
+        sc[j] = 100 * (1 + (me * 7 + j * 3) % 5);
+        rc[j] = 100 * (1 + (j * 7 + me * 3) % 5);
+        sd[j] = stotal;
+        rd[j] = rtotal;
+        stotal += sc[j];
+        rtotal += rc[j];
+    }
+    int *s = malloc(sizeof(int) * (size_t)stotal), *r1 = calloc((size_t)rtotal, sizeof(int)),
+        *r2 = calloc((size_t)rtotal, sizeof(int));
+    for (int k = 0; k < stotal; k++)
+        s[k] = me * 1000003 + k;
+    MPI_Alltoallv(s, sc, sd, MPI_INT, r1, rc, rd, MPI_INT, comm);
+    PMPI_Alltoallv(s, sc, sd, MPI_INT, r2, rc, rd, MPI_INT, comm);
+    int same = memcmp(r1, r2, sizeof(int) * (size_t)rtotal) == 0;
+    free(s);
+    free(r1);
+    free(r2);
+    free(sc);
+    return same ? 0 : 1;
+}
+
+/* Checks that the last call on comm ran `want`. */
+static void expect_last(last_fn last, MPI_Comm comm, int rank, const char *want)
+{
+    const char *got = last(comm);
+    if (!got || strcmp(got, want))
+        fail(rank, want, got);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    set_fn set = (set_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_set_algorithm");
+    last_fn last = (last_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_last_algorithm");
+    if (!set || !last) {
+        fprintf(stderr, "control: hrelay_set_algorithm / hrelay_last_algorithm not found\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+
+    MPI_Comm other;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &other);
+    if (last(other) != NULL)
+        fail(rank, "no call on a new communicator yet", last(other));
+
+    failures += exchange(MPI_COMM_WORLD);
+    expect_last(last, MPI_COMM_WORLD, rank, "native"); /* HRELAY_ALGO=native */
+
+    if (set(MPI_COMM_WORLD, "direct") != 0)
+        fail(rank, "set direct accepted", "-1");
+    failures += exchange(MPI_COMM_WORLD);
+    expect_last(last, MPI_COMM_WORLD, rank, "direct");
+    failures += exchange(other); /* other keeps HRELAY_ALGO */
+    expect_last(last, other, rank, "native");
+    expect_last(last, MPI_COMM_WORLD, rank, "direct");
+
+    if (set(other, "stepwise") != 0)
+        fail(rank, "set stepwise accepted", "-1");
+    failures += exchange(other);
+    expect_last(last, other, rank, "stepwise");
+
+    if (set(MPI_COMM_WORLD, "no-such-family") != -1)
+        fail(rank, "unknown family refused", "0");
+    failures += exchange(MPI_COMM_WORLD); /* the refused call changed nothing */
+    expect_last(last, MPI_COMM_WORLD, rank, "direct");
+    if (set(MPI_COMM_NULL, "direct") != -1)
+        fail(rank, "MPI_COMM_NULL refused", "0");
+
+    if (set(MPI_COMM_WORLD, NULL) != 0)
+        fail(rank, "NULL accepted", "-1");
+    failures += exchange(MPI_COMM_WORLD);
+    expect_last(last, MPI_COMM_WORLD, rank, "native");
+
+    MPI_Comm_free(&other);
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("control: %s (%d failures)\n", total ? "FAILED" : "ok", total);
+    MPI_Finalize();
+    return total != 0;
+}

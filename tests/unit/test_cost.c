@@ -1,0 +1,291 @@
+/* Unit and property tests of the cost model (plan/cost.c) and of the choice among candidate
+ * families (plan/choose.c). MPI-free; run by Check. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/choose.h"
+#include "plan/cost.h"
+#include "plan_testlib.h"
+#include "random_matrix.h"
+
+/* Parameters with small round numbers, so expected costs can be worked out by hand. Times in
+ * ps, beta 1 ps per byte. */
+static plan_cost_params simple(void)
+{
+    return (plan_cost_params){.alpha_ps = 100, .gap_ps = 10, .beta_fs = 1000, .duplex_pct = 100,
+                              .step_ps = 7, .native_pct = 50, .throttle = 32, .plan_ps = 3};
+}
+
+/* Whether two parameter sets hold the same values (struct padding aside). */
+static int same_params(const plan_cost_params *a, const plan_cost_params *b)
+{
+    return a->alpha_ps == b->alpha_ps && a->gap_ps == b->gap_ps && a->beta_fs == b->beta_fs &&
+           a->duplex_pct == b->duplex_pct && a->step_ps == b->step_ps &&
+           a->native_pct == b->native_pct && a->throttle == b->throttle &&
+           a->plan_ps == b->plan_ps;
+}
+
+static plan_matrix literal(int p, const uint64_t *v)
+{
+    plan_matrix m;
+    ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+    memcpy(m.bytes, v, sizeof *v * (size_t)p * p);
+    return m;
+}
+
+START_TEST(native_by_hand)
+{
+    /* rank 0 sends 1000 to 1 and 200 to 2; rank 1 sends 300 to 0; rank 2 sends 50 to 1 */
+    const uint64_t v[9] = {9, 1000, 200, /**/ 300, 9, 0, /**/ 0, 50, 9};
+    plan_matrix m = literal(3, v);
+    plan_cost_params c = simple();
+    /* one block: rank 0 sends 1200, receives 300 in 3 messages: 100 + 2*10 + 1200 + 150;
+     * rank 1 sends 300, receives 1050 (3 messages): 100 + 20 + 1050 + 150 = 1320;
+     * rank 2 sends 50, receives 200: 100 + 10 + 200 + 25 = 335 */
+    ck_assert_uint_eq(plan_cost_native(&m, PLAN_NATIVE_ALLTOALLV, &c), 1470);
+    /* throttle 1: offset 1 (0->2? no: rank r sends to r - 1 and receives from r + 1), then 2 */
+    c.throttle = 1;
+    /* offset 1: r0 sends to 2 (200), receives from 1 (300): 100 + 10 + 300 + 100 = 510;
+     *           r1 sends to 0 (300), receives from 2 (50): 100 + 10 + 300 + 25 = 435;
+     *           r2 sends to 1 (50), receives from 0 (200): 100 + 10 + 200 + 25 = 335.
+     * offset 2: r0 sends to 1 (1000), receives from 2 (0): 100 + 1000 = 1100;
+     *           r1 sends to 2 (0), receives from 0 (1000): 1100; r2: nothing. */
+    ck_assert_uint_eq(plan_cost_native(&m, PLAN_NATIVE_ALLTOALLV, &c), 510 + 1100);
+    /* in place: 2p - 3 = 3 exchanges of the largest pair (1000) */
+    ck_assert_uint_eq(plan_cost_native(&m, PLAN_NATIVE_INPLACE, &c), 3 * (100 + 1000));
+    plan_matrix_free(&m);
+}
+END_TEST
+
+START_TEST(native_alltoall_regimes)
+{
+    plan_cost_params c = simple();
+    plan_matrix m;
+    ck_assert_int_eq(plan_matrix_init(&m, 8, NULL), 0);
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            m.bytes[i * 8 + j] = 100;
+    /* Bruck: 3 rounds of alpha + 100 * 8 / 2 bytes */
+    ck_assert_uint_eq(plan_cost_native(&m, PLAN_NATIVE_ALLTOALL, &c), 3 * (100 + 400));
+    for (size_t k = 0; k < 64; k++)
+        m.bytes[k] = 40000;
+    /* pairwise: 7 steps of alpha + 40000 */
+    ck_assert_uint_eq(plan_cost_native(&m, PLAN_NATIVE_ALLTOALL, &c), 7 * (100 + 40000));
+    for (size_t k = 0; k < 64; k++)
+        m.bytes[k] = 1000;
+    /* medium: the scattered model, one block: 14 messages, 7000 each way */
+    ck_assert_uint_eq(plan_cost_native(&m, PLAN_NATIVE_ALLTOALL, &c),
+                      100 + 13 * 10 + 7000 + 3500);
+    ck_assert_uint_eq(plan_cost_native(&m, PLAN_NATIVE_ALLTOALL, &c),
+                      plan_cost_native(&m, PLAN_NATIVE_ALLTOALLV, &c));
+    plan_matrix_free(&m);
+}
+END_TEST
+
+START_TEST(plan_cost_by_hand)
+{
+    plan pl;
+    plan_cost_params c = simple();
+    ck_assert_int_eq(plan_init(&pl, 3, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, NULL), 0);
+    /* step 0: 0 -> 1 (500) and 1 -> 0 (300): rank 0 and 1 both send and receive */
+    ck_assert_int_eq(plan_begin_step(&pl, NULL), 0);
+    ck_assert_int_eq(plan_add_transfer(&pl, 0, 1, NULL), 0);
+    ck_assert_int_eq(plan_add_segment(&pl, 0, 1, 0, 500, NULL), 0);
+    ck_assert_int_eq(plan_add_transfer(&pl, 1, 0, NULL), 0);
+    ck_assert_int_eq(plan_add_segment(&pl, 1, 0, 0, 300, NULL), 0);
+    /* step 1: 2 -> 1 (400) alone: nobody both sends and receives */
+    ck_assert_int_eq(plan_begin_step(&pl, NULL), 0);
+    ck_assert_int_eq(plan_add_transfer(&pl, 2, 1, NULL), 0);
+    ck_assert_int_eq(plan_add_segment(&pl, 2, 1, 0, 400, NULL), 0);
+    ck_assert_uint_eq(plan_cost_plan(&pl, &c), 7 + 500 + 7 + 400);
+    c.duplex_pct = 150; /* only step 0 pays the duplex factor */
+    ck_assert_uint_eq(plan_cost_plan(&pl, &c), 7 + 750 + 7 + 400);
+    pl.duplex = PLAN_DUPLEX_HALF; /* a half-duplex plan never does */
+    ck_assert_uint_eq(plan_cost_plan(&pl, &c), 7 + 500 + 7 + 400);
+    plan_free(&pl);
+}
+END_TEST
+
+START_TEST(saturation)
+{
+    const uint64_t big = UINT64_MAX / 2;
+    const uint64_t v[4] = {0, big, big, 0};
+    plan_matrix m = literal(2, v);
+    plan_cost_params c = simple();
+    c.beta_fs = 1000000000; /* 1 ms per byte */
+    ck_assert_uint_eq(plan_cost_native(&m, PLAN_NATIVE_ALLTOALLV, &c), UINT64_MAX);
+    ck_assert_uint_eq(plan_cost_bound(&m, PLAN_DUPLEX_FULL, &c), UINT64_MAX);
+    ck_assert_uint_eq(plan_cost_native(&m, PLAN_NATIVE_INPLACE, &c), UINT64_MAX);
+    plan_matrix_free(&m);
+}
+END_TEST
+
+/* Every family's modeled plan time and the native model are at least the modeled bound, on
+ * random matrices of every shape. */
+START_TEST(costs_above_bound)
+{
+    uint64_t st = 0xC0517;
+    plan_cost_params c = simple();
+    for (int round = 0; round < 300; round++) {
+        int p = 1 + (int)rm_below(&st, 24);
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        random_matrix(&m, (rm_shape)(round % RM_SHAPES), 1 + rm_below(&st, 100000), &st);
+        c.duplex_pct = 100 + (uint32_t)rm_below(&st, 101);
+        c.throttle = 1 + (uint32_t)rm_below(&st, 40);
+        uint64_t full = plan_cost_bound(&m, PLAN_DUPLEX_FULL, &c);
+        ck_assert_uint_ge(plan_cost_native(&m, PLAN_NATIVE_ALLTOALLV, &c), full);
+        ck_assert_uint_ge(plan_cost_native(&m, PLAN_NATIVE_INPLACE, &c), full);
+        const plan_algo families[] = {PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE, PLAN_ALGO_GREEDY,
+                                      PLAN_ALGO_TRANSPOSE, PLAN_ALGO_FORWARD};
+        for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
+            plan_options o = {.grain_bytes = 64, .packet_bytes = 4096};
+            plan pl = tl_build_checked(families[f], &m, &o);
+            ck_assert_uint_ge(plan_cost_plan(&pl, &c), plan_cost_bound(&m, pl.duplex, &c));
+            ck_assert_uint_ge(plan_cost_plan(&pl, &c), pl.nsteps * c.step_ps);
+            plan_free(&pl);
+        }
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
+START_TEST(calibration_file)
+{
+    plan_cost_params c = plan_cost_defaults(), back = simple();
+    c.beta_fs = 40000123; /* 200 Mbit/s and a bit */
+    c.alpha_ps = 21345678;
+    c.duplex_pct = 137;
+    char buf[2048];
+    FILE *f = fmemopen(buf, sizeof buf, "w");
+    ck_assert_int_eq(plan_cost_write(f, &c), 0);
+    fclose(f);
+    f = fmemopen(buf, strlen(buf), "r");
+    ck_assert_int_eq(plan_cost_parse(f, &back, NULL), 0);
+    fclose(f);
+    ck_assert(same_params(&c, &back));
+
+    /* a partial file changes only what it names; comments and blanks are fine */
+    const char *partial = "# calibrated\n\n  alpha_s = 2e-6   # two microseconds\nthrottle=8\n";
+    back = c;
+    f = fmemopen((void *)partial, strlen(partial), "r");
+    ck_assert_int_eq(plan_cost_parse(f, &back, NULL), 0);
+    fclose(f);
+    ck_assert_uint_eq(back.alpha_ps, 2000000);
+    ck_assert_uint_eq(back.throttle, 8);
+    ck_assert_uint_eq(back.beta_fs, c.beta_fs);
+
+    const struct {
+        const char *text;
+        int line;
+    } bad[] = {{"alpha_s = 1e-6\nspeed = 3\n", 2},      {"alpha_s 1e-6\n", 1},
+               {"\n\nbeta_s_per_byte = fast\n", 3},     {"duplex_percent = 99\n", 1},
+               {"alpha_s = -1e-6\n", 1},                {"throttle = 1e300x\n", 1},
+               {"step_s = nan\n", 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        plan_error err = {0};
+        back = c;
+        f = fmemopen((void *)bad[i].text, strlen(bad[i].text), "r");
+        ck_assert_int_eq(plan_cost_parse(f, &back, &err), -1);
+        fclose(f);
+        ck_assert_int_eq(err.line, bad[i].line);
+        ck_assert(same_params(&c, &back)); /* unchanged on failure */
+    }
+}
+END_TEST
+
+/* A choice among four families with the given modeled times. */
+static plan_choice choice_of(const uint64_t *model, uint32_t margin, uint32_t trials)
+{
+    const plan_algo algos[4] = {PLAN_ALGO_NATIVE, PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE,
+                                PLAN_ALGO_GREEDY};
+    plan_candidate c[4];
+    for (int i = 0; i < 4; i++)
+        c[i] = (plan_candidate){.algo = algos[i], .model_ps = model[i]};
+    plan_choice ch;
+    plan_choice_init(&ch, c, 4, margin, trials);
+    return ch;
+}
+
+START_TEST(choice_explores_then_settles)
+{
+    /* native 300, direct 100, stepwise 140, greedy 400: margin 50 explores direct, stepwise,
+     * and native (always) */
+    const uint64_t model[4] = {300, 100, 140, 400};
+    plan_choice ch = choice_of(model, 50, 2);
+    ck_assert_int_eq(ch.explore, 3);
+    ck_assert_int_eq(ch.settled, 0);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    /* round-robin over direct, stepwise, native, twice; native measures fastest */
+    const plan_algo order[6] = {PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE, PLAN_ALGO_NATIVE,
+                                PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE, PLAN_ALGO_NATIVE};
+    const uint64_t took[6] = {90, 95, 80, 70, 99, 85};
+    for (int k = 0; k < 6; k++) {
+        ck_assert_int_eq(ch.settled, 0);
+        ck_assert_int_eq(plan_choice_next(&ch), order[k]);
+        plan_choice_record(&ch, order[k], took[k]);
+    }
+    /* direct's best (70) beats native's (80) */
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    plan_choice_record(&ch, PLAN_ALGO_NATIVE, 1); /* ignored once settled */
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+}
+END_TEST
+
+START_TEST(choice_edge_cases)
+{
+    const uint64_t model[4] = {100, 100, 500, 900};
+    /* ties: native first; alone within the margin and it is native: settled at once */
+    plan_choice ch = choice_of(model, 0, 3);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(ch.explore, 2); /* direct ties with native */
+    /* trials 0: settled on the best model */
+    ch = choice_of(model, 1000, 0);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    /* at most PLAN_CHOICE_EXPLORE_MAX explored */
+    ch = choice_of(model, 1000, 1);
+    ck_assert_int_eq(ch.explore, PLAN_CHOICE_EXPLORE_MAX);
+    /* native far behind: still explored, last */
+    const uint64_t far[4] = {10000, 100, 110, 120};
+    ch = choice_of(far, 20, 1);
+    ck_assert_int_eq(ch.explore, 4);
+    ck_assert_int_eq(ch.cand[3].algo, PLAN_ALGO_NATIVE);
+    /* dropping the current candidate moves on; dropping everything but one settles */
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    plan_choice_drop(&ch, PLAN_ALGO_DIRECT);
+    ck_assert_int_eq(ch.n, 3);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_STEPWISE);
+    plan_choice_record(&ch, PLAN_ALGO_STEPWISE, 50);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_GREEDY);
+    plan_choice_drop(&ch, PLAN_ALGO_GREEDY);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    plan_choice_record(&ch, PLAN_ALGO_NATIVE, 60);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_STEPWISE);
+    /* a settled choice whose family cannot run falls back to the fastest of the rest */
+    plan_choice_drop(&ch, PLAN_ALGO_STEPWISE);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    plan_choice_drop(&ch, PLAN_ALGO_NATIVE); /* never the last one */
+    ck_assert_int_eq(ch.n, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("cost");
+    TCase *basic = tcase_create("basic"), *props = tcase_create("properties");
+    tcase_add_test(basic, native_by_hand);
+    tcase_add_test(basic, native_alltoall_regimes);
+    tcase_add_test(basic, plan_cost_by_hand);
+    tcase_add_test(basic, saturation);
+    tcase_add_test(basic, calibration_file);
+    tcase_add_test(basic, choice_explores_then_settles);
+    tcase_add_test(basic, choice_edge_cases);
+    tcase_add_test(props, costs_above_bound);
+    return tl_run(s, basic, props);
+}
