@@ -47,7 +47,7 @@ half_run() {
     grep -q '"duplex": "half"' "$HR_TMP/report.json" ||
         hr_fail "HRELAY_DUPLEX=half not in the report: $(cat "$HR_TMP/report.json")"
 }
-half_run 5 16 direct
+half_run 5 16 direct HRELAY_ALGO=direct
 half_run 4 16 stepwise HRELAY_ALGO=stepwise
 half_run 3 16 greedy HRELAY_ALGO=greedy
 half_run 7 12 transpose HRELAY_ALGO=transpose HRELAY_GRAIN=5
