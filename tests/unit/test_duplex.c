@@ -213,6 +213,32 @@ START_TEST(half_regular_forward_and_errors)
 }
 END_TEST
 
+/* The plan-size limit (plan_options.max_segments) holds for direct in half duplex, exact and
+ * with the automatic minimum step, and for direct in full duplex with the automatic step (the
+ * whole-message plan, then the decomposition): one segment short fails the same way twice, the
+ * exact size gives the unlimited plan. */
+START_TEST(half_segment_limit)
+{
+    uint64_t st = 0x5eedd007;
+    for (int n = 0; n < 12; n++) {
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, 3 + n % 9, NULL), 0);
+        random_matrix(&m, n % 2 ? RM_DENSE : RM_HEAVY_TAILED, 1 << 16, &st);
+        if (plan_matrix_messages(&m) < 2) {
+            plan_matrix_free(&m);
+            continue;
+        }
+        plan_options exact = {.duplex = PLAN_DUPLEX_HALF};
+        plan_options merged = {.duplex = PLAN_DUPLEX_HALF, .min_step_bytes = PLAN_MIN_STEP_AUTO};
+        plan_options full = {.min_step_bytes = PLAN_MIN_STEP_AUTO};
+        tl_check_segment_limit(PLAN_ALGO_DIRECT, &m, &exact);
+        tl_check_segment_limit(PLAN_ALGO_DIRECT, &m, &merged);
+        tl_check_segment_limit(PLAN_ALGO_DIRECT, &m, &full);
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
 /* Half-duplex options, with a random minimum step half of the time (direct only uses it). */
 static plan_options draw_half_options(uint64_t *st)
 {
@@ -235,6 +261,7 @@ int main(void)
     Suite *s = suite_create("duplex");
     TCase *basic = tcase_create("basic"), *props = tcase_create("properties");
     tcase_add_test(basic, half_regular_forward_and_errors);
+    tcase_add_test(basic, half_segment_limit);
     tcase_add_test(props, half_direct_random);
     tcase_add_test(props, half_stepwise_greedy_random);
     tcase_add_test(props, half_transpose_walker_otto);
