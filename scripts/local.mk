@@ -25,8 +25,9 @@ dist_noinst_SCRIPTS += \
 	scripts/build \
 	scripts/check \
 	scripts/demo \
-	scripts/bench-plan
-EXTRA_DIST += scripts/common.sh docs/planning-time.md docs/algorithms.md
+	scripts/bench-plan \
+	scripts/fuzz
+EXTRA_DIST += scripts/common.sh docs/planning-time.md docs/algorithms.md docs/robustness.md
 
 # The demo program: a sample sort whose MPI_Alltoallv counts are skewed (scripts/demo).
 noinst_PROGRAMS += examples/samplesort

@@ -12,6 +12,8 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "exec/mpi_compat.h"
+
 #include "plan/local.h"
 #include "plan/plan.h"
 

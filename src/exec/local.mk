@@ -3,7 +3,7 @@
 # which drives it without the shim.
 noinst_LTLIBRARIES += libhrelay_exec.la
 libhrelay_exec_la_SOURCES = \
-	src/exec/exec.h \
+	src/exec/exec.h src/exec/mpi_compat.h \
 	src/exec/view.h \
 	src/exec/wire.h \
 	src/exec/datatype.c \

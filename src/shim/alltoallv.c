@@ -2,6 +2,8 @@
  * Each captures its arguments and the address it was called from (the call site) in a
  * shim_args, whose accessors give every variant the same large-count view, and hands it to
  * shim_alltoall_any. */
+#include <stdint.h>
+
 #include "shim/shim.h"
 
 /* Calls the matching PMPI function with the original arguments (see shim.h). */
@@ -14,12 +16,18 @@ int shim_args_pmpi(const shim_args *a)
     case SHIM_ALLTOALLV:
         return PMPI_Alltoallv(a->sendbuf, a->scounts, a->sdispls, a->stype, a->recvbuf,
                               a->rcounts, a->rdispls, a->rtype, a->comm);
+#ifdef HRELAY_HAVE_MPI_LARGE_COUNT
     case SHIM_ALLTOALL_C:
         return PMPI_Alltoall_c(a->sendbuf, a->scount, a->stype, a->recvbuf, a->rcount, a->rtype,
                                a->comm);
     case SHIM_ALLTOALLV_C:
         return PMPI_Alltoallv_c(a->sendbuf, a->scounts_c, a->sdispls_c, a->stype, a->recvbuf,
                                 a->rcounts_c, a->rdispls_c, a->rtype, a->comm);
+#else
+    case SHIM_ALLTOALL_C: /* not intercepted: the library has no such function */
+    case SHIM_ALLTOALLV_C:
+        break;
+#endif
     }
     return MPI_ERR_INTERN;
 }
@@ -45,7 +53,12 @@ MPI_Aint shim_args_displ(const shim_args *a, int recv, int j)
     switch (a->kind) {
     case SHIM_ALLTOALL:
     case SHIM_ALLTOALL_C:
-        return (MPI_Aint)j * (MPI_Aint)(recv ? a->rcount : a->scount);
+    {
+        MPI_Aint d; /* saturates: no buffer is that large, and describe() then passes through */
+        return __builtin_mul_overflow((MPI_Aint)j, recv ? a->rcount : a->scount, &d)
+                   ? PTRDIFF_MAX
+                   : d;
+    }
     case SHIM_ALLTOALLV:
         return recv ? a->rdispls[j] : a->sdispls[j];
     case SHIM_ALLTOALLV_C:
@@ -85,6 +98,7 @@ SHIM_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const
     return shim_alltoall_any(&a);
 }
 
+#ifdef HRELAY_HAVE_MPI_LARGE_COUNT
 /* MPI_Alltoall_c (large counts), intercepted. */
 SHIM_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                                void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype,
@@ -110,3 +124,4 @@ SHIM_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[
                    .caller = (uintptr_t)__builtin_return_address(0)};
     return shim_alltoall_any(&a);
 }
+#endif

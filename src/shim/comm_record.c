@@ -30,7 +30,7 @@ static void record_free(shim_comm *rec)
 static int live(shim_world *w, shim_comm *rec, int add)
 {
     int rc = 0;
-    pthread_mutex_lock(&w->lock);
+    shim_world_lock(w);
     if (add) {
         if (w->nlive == w->cap_live) {
             size_t cap = w->cap_live ? 2 * w->cap_live : 8;
@@ -51,7 +51,7 @@ static int live(shim_world *w, shim_comm *rec, int add)
                 break;
             }
     }
-    pthread_mutex_unlock(&w->lock);
+    shim_world_unlock(w);
     return rc;
 }
 
@@ -59,11 +59,11 @@ int shim_world_sites(shim_world *w, shim_sites *out)
 {
     int rc = 0;
     memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&w->lock);
+    shim_world_lock(w);
     rc |= shim_sites_merge(out, &w->retired);
     for (size_t i = 0; i < w->nlive; i++)
         rc |= shim_sites_merge(out, &w->live[i]->sites);
-    pthread_mutex_unlock(&w->lock);
+    shim_world_unlock(w);
     return rc ? -1 : 0;
 }
 
@@ -81,10 +81,10 @@ static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
     shim_world *w = shim_g.world;
     if (w) {
         live(w, rec, 0);
-        pthread_mutex_lock(&w->lock);
+        shim_world_lock(w);
         if (shim_sites_merge(&w->retired, &rec->sites) != 0 && !w->dump_warned)
             shim_warn("out of memory keeping the statistics of a freed communicator");
-        pthread_mutex_unlock(&w->lock);
+        shim_world_unlock(w);
     }
     PMPI_Comm_free(&rec->priv);
     record_free(rec);

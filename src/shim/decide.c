@@ -28,10 +28,10 @@ static void dump(const shim_comm *rec, const plan *pl, const plan_matrix *m)
     if (!shim_g.cfg.dump[0] || rec->rank != 0)
         return;
     if (shim_dump_plan(w, shim_g.cfg.dump, pl, m, &shim_g.cfg.cost) != 0) {
-        pthread_mutex_lock(&w->lock);
+        shim_world_lock(w);
         int first = !w->dump_warned;
         w->dump_warned = 1;
-        pthread_mutex_unlock(&w->lock);
+        shim_world_unlock(w);
         if (first)
             shim_warn("cannot write plans to %s", shim_g.cfg.dump);
     }

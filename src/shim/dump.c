@@ -31,7 +31,7 @@ static uint64_t plan_key(const plan *pl, const plan_matrix *m)
 static int remember(shim_world *w, uint64_t key)
 {
     int rc = 1;
-    pthread_mutex_lock(&w->lock);
+    shim_world_lock(w);
     for (size_t i = 0; i < w->ndumped && rc == 1; i++)
         if (w->dumped[i] == key)
             rc = 0;
@@ -47,7 +47,7 @@ static int remember(shim_world *w, uint64_t key)
     }
     if (rc == 1)
         w->dumped[w->ndumped++] = key;
-    pthread_mutex_unlock(&w->lock);
+    shim_world_unlock(w);
     return rc;
 }
 

@@ -5,20 +5,25 @@
  *     last agreements decided to leave to MPI (every recent pattern runs native): PMPI with
  *     accounting, no communication of hrelay's own. Such a run lasts 8 calls at first and
  *     doubles up to HRELAY_RECHECK, so tiny repeated exchanges pay almost nothing.
- *   Agreed: every rank validates its arguments, matches its part of the pattern against the
+ *   Agreed: every rank validates its arguments (validate.c: MPICH's checks, in its order),
+ *     matches its part of the pattern against the
  *     cache, prepares the cached plan's run (before agreeing, so that nothing can fail on one
  *     rank after the others committed), and one small allreduce (agree.c) tells every rank
  *     whether all arguments are fine and which cached pattern all ranks match, and carries the
  *     slowest rank's time of the previous agreed call for the measured choice.
  *     Hit: run what the slot's choice says (plan_choice_next).
  *     Miss (or an argument error anywhere): allgather of [status, type facts, row] per rank;
- *     an argument error is returned on every rank; truncation and the new pattern's
+ *     an argument error is raised on every rank (a rank's own class, else the lowest erroneous
+ *     rank's), where natively the other ranks would wait forever; a byte displacement that
+ *     overflows MPI_Aint anywhere makes every rank run PMPI; truncation and the new pattern's
  *     candidates (planned, with the staging each rank needs) are agreed in one allreduce
- *     (MPI_ERR_TRUNCATE on every rank before any data moves), together with whether every
+ *     (on truncation, before any data moved, every rank runs the MPI library's own exchange,
+ *     which reports MPI_ERR_TRUNCATE on the truncated ranks as without hrelay), with whether every
  *     rank could prepare the likely run (else native, this call); the slot is filled (one
  *     more round only if the agreement changed the choice).
  *   Then the self-copy and the plan (or PMPI), the time for the next agreement, accounting to
  *     the call site, and the decision whether the following calls may run unchecked. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,13 +49,6 @@ static SHIM_TLS MPI_Comm last_comm = MPI_COMM_NULL;
 static SHIM_TLS shim_comm *last_rec;
 static SHIM_TLS unsigned last_epoch;
 
-/* Raises code through comm's error handler (as MPI would) and returns it. */
-static int raise_error(MPI_Comm comm, int code)
-{
-    PMPI_Comm_call_errhandler(comm, code);
-    return code;
-}
-
 /* The MPI error class of an error code. */
 static int error_class(int code)
 {
@@ -74,23 +72,32 @@ static uint64_t local_bytes(const shim_args *a, int p)
     return total;
 }
 
-/* Fills one side of x from the arguments into the record's arrays. Returns an MPI error class
- * (MPI_ERR_TYPE, MPI_ERR_COUNT, ...) or MPI_SUCCESS. */
-static int describe_side(const shim_args *a, int recv, int p, exec_side *s, MPI_Count *count,
-                         MPI_Aint *displ)
+/* Fills one side of x from the arguments into the record's arrays, checking them as the MPI
+ * library does (validate.c). Returns an MPI error class (MPI_ERR_TYPE, MPI_ERR_COUNT, ...),
+ * SHIM_STATUS_NATIVE (a byte displacement overflows) or MPI_SUCCESS. */
+static int describe_side(const shim_args *a, int recv, const shim_comm *rec, exec_side *s,
+                         MPI_Count *count, MPI_Aint *displ)
 {
     MPI_Datatype type = recv ? a->rtype : a->stype;
     int rc;
-    if (type == MPI_DATATYPE_NULL)
-        return MPI_ERR_TYPE;
+    if ((rc = shim_check_type(type, rec->priv)) != MPI_SUCCESS)
+        return rc;
     if ((rc = exec_type_init(&s->type, type)) != MPI_SUCCESS)
         return error_class(rc);
-    for (int j = 0; j < p; j++) {
+    for (int j = 0; j < rec->p; j++) {
         MPI_Count total;
         count[j] = shim_args_count(a, recv, j);
-        if (count[j] < 0 || __builtin_mul_overflow(count[j], s->type.size, &total))
+        if ((rc = shim_check_message(a, recv, j, count[j], &s->type)) != MPI_SUCCESS)
+            return rc;
+        if (__builtin_mul_overflow(count[j], s->type.size, &total))
             return MPI_ERR_COUNT;
-        displ[j] = shim_args_displ(a, recv, j) * (MPI_Aint)s->type.extent;
+#ifndef HRELAY_HAVE_MPI_LARGE_COUNT
+        if (total > INT_MAX) /* exec's int-count MPI-3 calls cannot move it (mpi_compat.h) */
+            return SHIM_STATUS_NATIVE;
+#endif
+        if (__builtin_mul_overflow(shim_args_displ(a, recv, j), (MPI_Aint)s->type.extent,
+                                   &displ[j]))
+            return SHIM_STATUS_NATIVE;
     }
     s->base = recv ? a->recvbuf : (char *)a->sendbuf;
     s->count = count;
@@ -100,19 +107,19 @@ static int describe_side(const shim_args *a, int recv, int p, exec_side *s, MPI_
 
 /* Normalises and validates this rank's arguments into x and writes the bytes it sends to each
  * rank into row. With MPI_IN_PLACE the send side is left for exec_stage and the row comes from
- * the receive side. Returns MPI_SUCCESS or the MPI error class MPI would report. */
+ * the receive side. Returns MPI_SUCCESS, the MPI error class MPI would report (checked in
+ * MPICH's order: send side, aliasing, receive side) or SHIM_STATUS_NATIVE. */
 static int describe(const shim_args *a, shim_comm *rec, exec_exchange *x, uint64_t *row)
 {
     int p = rec->p, inplace = a->sendbuf == MPI_IN_PLACE, rc;
     memset(x, 0, sizeof *x);
     x->p = p;
     x->rank = rec->rank;
-    if (a->recvbuf == MPI_IN_PLACE)
-        return MPI_ERR_BUFFER;
-    if ((rc = describe_side(a, 1, p, &x->recv, rec->rcount, rec->rdispl)) != MPI_SUCCESS)
-        return rc;
     if (!inplace &&
-        (rc = describe_side(a, 0, p, &x->send, rec->scount, rec->sdispl)) != MPI_SUCCESS)
+        ((rc = describe_side(a, 0, rec, &x->send, rec->scount, rec->sdispl)) != MPI_SUCCESS ||
+         (rc = shim_check_alias(a)) != MPI_SUCCESS))
+        return rc;
+    if ((rc = describe_side(a, 1, rec, &x->recv, rec->rcount, rec->rdispl)) != MPI_SUCCESS)
         return rc;
     const exec_side *s = inplace ? &x->recv : &x->send;
     for (int j = 0; j < p; j++)
@@ -138,7 +145,8 @@ static uint64_t type_facts(const exec_exchange *x, int inplace)
     return 2 * gcd((uint64_t)s->size, (uint64_t)r->size) + (uint64_t)(s->dense && r->dense);
 }
 
-/* After the allgather: the lowest rank's nonzero status (0 if none), the combined type facts
+/* After the allgather: the lowest rank's error class, else SHIM_STATUS_NATIVE if some rank
+ * asks for it, else 0; the combined type facts
  * (*size_gcd over all ranks, *dense if every rank's types are dense), then the gathered blocks
  * compacted in place into the p x p matrix at the start of the buffer. */
 static int gathered_status_and_compact(uint64_t *g, int p, uint64_t *size_gcd, int *dense)
@@ -149,8 +157,9 @@ static int gathered_status_and_compact(uint64_t *g, int p, uint64_t *size_gcd, i
     *dense = 1;
     for (int i = 0; i < p; i++) {
         const uint64_t *h = g + (size_t)i * stride;
-        if (!status)
-            status = (int)h[HDR_STATUS];
+        int s = (int)(int64_t)h[HDR_STATUS];
+        if (s > 0 ? status <= 0 : !status)
+            status = s;
         *size_gcd = gcd(*size_gcd, h[HDR_TYPES] / 2);
         *dense &= (int)(h[HDR_TYPES] & 1);
     }
@@ -276,10 +285,15 @@ static void fill_slot(shim_comm *rec, shim_slot *s, const shim_slot *src_slot,
             flags[FLAG_STAGING + a] = s->prog[a]->staging = prog_staging(s->prog[a], x);
 }
 
+/* What the miss path tells its caller besides a slot number (*si >= 0: run r->algo there). */
+enum { MISS_DONE = -2, MISS_NATIVE = -1 };
+
 /* The miss path (see the file comment): gathers the pattern, reports argument errors and
- * truncation on every rank, fills a cache slot and prepares the run. On success *si is the
- * slot, r->algo the family to run, *planned the plans built. Returns MPI_SUCCESS, or an error
- * already raised through the communicator's error handler. */
+ * truncation on every rank, fills a cache slot and prepares the run. The caller sets *si to
+ * MISS_DONE. On success *si is the slot, r->algo the family to run, *planned the plans built;
+ * *si == MISS_NATIVE: MPI runs this call (a displacement hrelay cannot address); *si ==
+ * MISS_DONE: the call is over and the return value is its result (an error raised through the
+ * communicator's error handler, or the MPI library's own exchange of a truncated call). */
 static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim_facts *f,
                 uint64_t row_hash, uintptr_t site, int status, call_run *r, int *si,
                 int *planned)
@@ -287,15 +301,21 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
     int p = rec->p, me = rec->rank, rc, dense;
     size_t stride = (size_t)p + HDR_WORDS;
     uint64_t *mine = rec->gather + (size_t)me * stride, size_gcd;
-    mine[HDR_STATUS] = (uint64_t)status;
+    mine[HDR_STATUS] = (uint64_t)(int64_t)status;
     mine[HDR_TYPES] = f->types;
     memcpy(mine + HDR_WORDS, rec->row, (size_t)p * sizeof *mine);
     rc = PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rec->gather, (int)stride,
                         MPI_UINT64_T, rec->priv);
     if (rc != MPI_SUCCESS)
-        return raise_error(a->comm, rc);
-    if ((status = gathered_status_and_compact(rec->gather, p, &size_gcd, &dense)) != 0)
-        return raise_error(a->comm, status);
+        return shim_raise(a, rc);
+    int own = status;
+    if ((status = gathered_status_and_compact(rec->gather, p, &size_gcd, &dense)) ==
+        SHIM_STATUS_NATIVE) {
+        *si = MISS_NATIVE; /* a byte displacement overflows somewhere: MPI runs this call */
+        return MPI_SUCCESS;
+    }
+    if (status != 0) /* this rank's own error, else the lowest erroneous rank's */
+        return shim_raise(a, own > 0 ? own : status);
 
     plan_matrix m = {.p = p, .bytes = rec->gather};
     plan_options po = {.min_step_bytes = shim_g.cfg.min_step,
@@ -305,7 +325,8 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
     uint64_t mh = shim_hash_words(shim_hash_words(0, &f->types, 1), m.bytes, (size_t)p * p);
     /* [truncation, the likely run failed to prepare, 1 + its family, PLAN_ALGO_COUNT - its
      * family, staging per family]; MAX over ranks */
-    uint64_t flags[FLAG_STAGING + PLAN_ALGO_COUNT] = {(uint64_t)truncated(&m, x)};
+    int trunc_here = truncated(&m, x);
+    uint64_t flags[FLAG_STAGING + PLAN_ALGO_COUNT] = {(uint64_t)trunc_here};
     int src = flags[0] ? -1 : shim_cache_find_pattern(rec, mh, f);
     int ni = -1;
     plan_algo algo = PLAN_ALGO_NATIVE;
@@ -337,7 +358,8 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
     if (rc != MPI_SUCCESS || flags[0]) {
         if (ni >= 0)
             shim_slot_clear(rec, &rec->slot[ni]);
-        return raise_error(a->comm, rc != MPI_SUCCESS ? rc : MPI_ERR_TRUNCATE);
+        /* *si stays MISS_DONE: the caller returns the result as it is */
+        return rc != MPI_SUCCESS ? shim_raise(a, rc) : shim_truncated_call(a, trunc_here);
     }
     shim_slot *s = &rec->slot[ni];
     if (src < 0) {
@@ -366,7 +388,7 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
             if ((rc = PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_UINT64_T, MPI_MAX,
                                      rec->priv)) != MPI_SUCCESS) {
                 shim_slot_clear(rec, s);
-                return raise_error(a->comm, rc);
+                return shim_raise(a, rc);
             }
             if (need > shim_g.cfg.max_staging) {
                 shim_prog_release(s->prog[next]);
@@ -384,15 +406,17 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
     memcpy(s->row, rec->row, (size_t)p * sizeof *s->row);
     for (int i = 0; i < p; i++)
         s->col[i] = plan_matrix_at(&m, i, me);
-    *si = ni;
     plan_algo next = plan_choice_next(&s->choice);
     int same = flags[2] == 1 + (uint64_t)algo && flags[3] == PLAN_ALGO_COUNT - (uint64_t)algo;
     if (same && next == algo) { /* what every rank prepared: it runs unless a rank failed */
         r->algo = flags[1] ? PLAN_ALGO_NATIVE : algo;
+        *si = ni;
         return MPI_SUCCESS;
     }
-    rc = prepare_agreed(a, rec, x, s, next, r);
-    return rc == MPI_SUCCESS ? rc : raise_error(a->comm, rc);
+    if ((rc = prepare_agreed(a, rec, x, s, next, r)) != MPI_SUCCESS)
+        return shim_raise(a, rc);
+    *si = ni;
+    return MPI_SUCCESS;
 }
 
 /* Applies the agreed time of the previous agreed call to its slot's choice. */
@@ -544,7 +568,7 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
         r.slot >= 0 ? SHIM_CACHE_MAX - (uint64_t)r.slot : 0};
     if ((rc = shim_agree(w, rec->priv)) != MPI_SUCCESS) {
         run_free(&r);
-        return raise_error(a->comm, rc);
+        return shim_raise(a, rc);
     }
     rec->agreed++;
     uint64_t hit = w[0] >> SHIM_AGREE_OK & 1 ? w[0] & (((uint64_t)1 << SHIM_CACHE_MAX) - 1) : 0;
@@ -559,7 +583,7 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
             rc = prepare_agreed(a, rec, &x, &rec->slot[si], algo, &r);
         if (rc != MPI_SUCCESS) {
             run_free(&r);
-            return raise_error(a->comm, rc);
+            return shim_raise(a, rc);
         }
     } else if (!(w[0] >> SHIM_AGREE_GATHER & 1)) {
         /* a rank cannot hold the P x P matrix: MPI does this call (and reports any error) */
@@ -570,11 +594,12 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
         return run_unchecked(a, rec, site, 0);
     } else {
         feedback(rec, (int)(w[0] >> SHIM_AGREE_TIMED & 1), w[1]);
-        if ((rc = miss(a, rec, &x, &f, row_hash, key, status, &r, &si, &planned)) !=
-            MPI_SUCCESS) {
+        si = MISS_DONE;
+        rc = miss(a, rec, &x, &f, row_hash, key, status, &r, &si, &planned);
+        if (si < 0) {
             run_free(&r);
             rec->prev_slot = -1;
-            return rc;
+            return si == MISS_NATIVE ? run_unchecked(a, rec, site, 0) : rc;
         }
     }
     rec->prev_slot = -1;
@@ -584,7 +609,7 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
     rc = execute(a, rec, &x, &r, &ps);
     run_free(&r);
     if (rc != MPI_SUCCESS)
-        return r.algo == PLAN_ALGO_NATIVE ? rc : raise_error(a->comm, rc);
+        return r.algo == PLAN_ALGO_NATIVE ? rc : shim_raise(a, rc);
     rec->prev_slot = si;
     rec->prev_gen = s->gen;
     rec->prev_algo = r.algo;

@@ -76,11 +76,13 @@ static void world_free(shim_world *w)
     free(w);
 }
 
-/* After PMPI_Init: agree on the configuration and, unless disabled, set up interception.
- * Collective over MPI_COMM_WORLD. On any failure (on any rank) hrelay stays a pass-through on
- * every rank. */
-static void startup(void)
+/* After PMPI_Init: agree on the configuration and, unless disabled, set up interception
+ * (see shim.h). */
+void shim_startup(void)
 {
+    if (shim_g.started)
+        return;
+    shim_g.started = 1;
     shim_config cfg;
     char warn[4096] = "";
     int rank, size;
@@ -97,7 +99,10 @@ static void startup(void)
     int have_op = 0;
     shim_world *w = NULL;
     if (!cfg.disable) {
+        int level = MPI_THREAD_SINGLE;
         w = world_create();
+        if (w && PMPI_Query_thread(&level) == MPI_SUCCESS)
+            w->threaded = level == MPI_THREAD_MULTIPLE;
         flags[1] = w != NULL && shim_comm_keyval_create(&keyval) == MPI_SUCCESS &&
                    (have_op = shim_agree_op_create(&shim_g.agree_op, &shim_g.agree_pair) ==
                               MPI_SUCCESS);
@@ -167,8 +172,8 @@ static void log_summary(const shim_site_report *sites, size_t n)
 }
 
 /* Before PMPI_Finalize: merge the call sites over ranks, write the report (rank 0), free
- * hrelay's state. Collective over MPI_COMM_WORLD. */
-static void shutdown_shim(void)
+ * hrelay's state (see shim.h). */
+void shim_shutdown(void)
 {
     shim_comm_release_world(); /* its sites join the retired ones */
     shim_sites all;
@@ -202,16 +207,19 @@ SHIM_EXPORT int MPI_Init(int *argc, char ***argv)
 {
     int rc = PMPI_Init(argc, argv);
     if (rc == MPI_SUCCESS)
-        startup();
+        shim_startup();
     return rc;
 }
 
-/* MPI_Init_thread: PMPI_Init_thread, then hrelay's start-up (thread-safe at every level). */
+/* MPI_Init_thread: PMPI_Init_thread, then hrelay's start-up (thread-safe at every level:
+ * under MPI_THREAD_MULTIPLE the process-wide records are locked, communicator records are
+ * used by one thread at a time as MPI requires of collectives, and the configuration is
+ * read-only after start-up). */
 SHIM_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     if (rc == MPI_SUCCESS)
-        startup();
+        shim_startup();
     return rc;
 }
 
@@ -219,6 +227,6 @@ SHIM_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *prov
 SHIM_EXPORT int MPI_Finalize(void)
 {
     if (shim_g.active)
-        shutdown_shim();
+        shim_shutdown();
     return PMPI_Finalize();
 }

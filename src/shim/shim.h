@@ -183,9 +183,11 @@ int shim_sites_gather(const shim_sites *mine, shim_site_report **out, size_t *n)
 /* ---- the process (init.c) ---- */
 
 /* The process-wide record, created at MPI_Init and freed at MPI_Finalize: statistics of
- * communicators already freed, and plans already dumped. Mutable only under lock. */
+ * communicators already freed, and plans already dumped. Mutable only under
+ * shim_world_lock. */
 typedef struct shim_world {
     pthread_mutex_t lock;
+    int threaded; /* MPI_THREAD_MULTIPLE: shim_world_lock really locks (set once at MPI_Init) */
     shim_sites retired; /* sites of freed communicators */
     struct shim_comm **live; /* records of communicators not freed yet */
     size_t nlive, cap_live;
@@ -194,8 +196,24 @@ typedef struct shim_world {
     int dump_warned;
 } shim_world;
 
+/* Takes w's lock, under MPI_THREAD_MULTIPLE only: at lower thread levels one thread at a time
+ * calls MPI, so the per-call path pays no locking. */
+static inline void shim_world_lock(shim_world *w)
+{
+    if (w->threaded)
+        pthread_mutex_lock(&w->lock);
+}
+
+/* Releases what shim_world_lock took. */
+static inline void shim_world_unlock(shim_world *w)
+{
+    if (w->threaded)
+        pthread_mutex_unlock(&w->lock);
+}
+
 /* Set by MPI_Init / MPI_Init_thread, read-only until MPI_Finalize. */
 typedef struct shim_state {
+    int started; /* shim_startup ran (it runs once, whichever binding initialised MPI) */
     int active; /* hrelay intercepts (initialised, not disabled) */
     shim_config cfg;
     int world_rank, world_size;
@@ -206,6 +224,15 @@ typedef struct shim_state {
 } shim_state;
 
 extern shim_state shim_g;
+
+/* After PMPI_Init(_thread): reads and agrees on the configuration and, unless disabled, sets
+ * up interception. Collective over MPI_COMM_WORLD. On any failure (on any rank) hrelay stays a
+ * pass-through on every rank. */
+void shim_startup(void);
+
+/* Before PMPI_Finalize, if shim_g.active: merges statistics, writes the report (rank 0), frees
+ * hrelay's state. Collective over MPI_COMM_WORLD. */
+void shim_shutdown(void);
 
 /* Prints "hrelay: " + message + newline to stderr if this is rank 0 of MPI_COMM_WORLD and
  * HRELAY_VERBOSE >= level. */
@@ -231,6 +258,20 @@ typedef struct shim_prog {
 
 /* Releases one reference (freeing at the last); p may be NULL. */
 void shim_prog_release(shim_prog *p);
+
+/* ---- Fortran entry points (fortran_init.c; fortran_ompi.c, fortran_mpich.c) ---- */
+
+/* The body of an exported Fortran MPI_Init whose library definition, `name` (found with
+ * dlsym(RTLD_NEXT)), calls PMPI_Init: runs it, then shim_startup if it succeeded; *ierr (if
+ * ierr is not NULL) is its result. */
+void shim_fortran_init(const char *name, MPI_Fint *ierr);
+
+/* The same for MPI_Init_thread (required, provided: the Fortran arguments). */
+void shim_fortran_init_thread(const char *name, MPI_Fint *required, MPI_Fint *provided,
+                              MPI_Fint *ierr);
+
+/* The same for MPI_Finalize: shim_shutdown (if active), then the library's `name`. */
+void shim_fortran_finalize(const char *name, MPI_Fint *ierr);
 
 /* ---- the plan cache (cache.c) ---- */
 
@@ -375,6 +416,46 @@ const char *shim_args_name(const shim_args *a);
 /* Runs an intercepted call: pass-through, native with accounting, or planned and executed by
  * hrelay. Returns what the MPI call returns. */
 int shim_alltoall_any(const shim_args *a);
+
+/* ---- erroneous calls (validate.c) ---- */
+
+/* Status of a rank's arguments that are not erroneous but that hrelay does not execute itself
+ * (a displacement whose byte offset overflows MPI_Aint; with an MPI library without the MPI-4
+ * large-count functions, a message over INT_MAX bytes): every rank then runs the call through
+ * PMPI unchanged. Not an MPI error class. */
+enum { SHIM_STATUS_NATIVE = -1 };
+
+/* MPI_SUCCESS if type is a valid, committed datatype, else the class MPI reports for it
+ * (MPI_ERR_TYPE; MPI_DATATYPE_NULL included). priv is a communicator whose error handler
+ * returns (the check may call the MPI library on it). O(1); no message is sent. */
+int shim_check_type(MPI_Datatype type, MPI_Comm priv);
+
+/* The MPI error class MPICH's parameter checking gives message j of one side (recv: 1 for the
+ * receive side) of a, with `count` elements of type t: MPI_ERR_BUFFER for MPI_IN_PLACE as
+ * receive buffer with count > 0, MPI_ERR_COUNT for a negative count, MPI_ERR_BUFFER for a NULL
+ * buffer with count > 0 and a type with data at offset 0 (for the v variants only where the
+ * displacement is 0); else MPI_SUCCESS. */
+int shim_check_message(const shim_args *a, int recv, int j, MPI_Count count, const exec_type *t);
+
+/* MPI_ERR_BUFFER if a passes the same buffer as send and receive buffer in the cases MPICH
+ * rejects (same type and the same counts: the same count for MPI_Alltoall(_c), not 0; the same
+ * counts array for MPI_Alltoallv(_c)); else MPI_SUCCESS. */
+int shim_check_alias(const shim_args *a);
+
+/* Raises code (an MPI error code or class) through the error handler of a->comm and returns
+ * it. If that handler aborts the job (MPI_ERRORS_ARE_FATAL, MPI_ERRORS_ABORT), first prints
+ * "hrelay: error in <call> on rank R of the communicator: <MPI's error string> ..." on stderr,
+ * so the abort names hrelay and the call. */
+int shim_raise(const shim_args *a, int code);
+
+/* A call in which some rank's receive region is smaller than a message to it (every rank calls
+ * this, after agreeing on it before any data moved). MPICH ABI family: returns what the MPI
+ * library's own exchange returns on this rank (it reports MPI_ERR_TRUNCATE on the truncated
+ * ranks and completes elsewhere, without hanging); if `here` (this rank is truncated) and the
+ * error handler aborts, aborts through shim_raise instead, naming hrelay. Open MPI (whose own
+ * MPI_Alltoall leaves the other ranks waiting forever): MPI_ERR_TRUNCATE on every rank through
+ * shim_raise, nothing written. */
+int shim_truncated_call(const shim_args *a, int here);
 
 /* ---- agreement (agree.c) ---- */
 

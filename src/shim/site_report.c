@@ -104,8 +104,10 @@ static void serialise(const shim_sites *s, bytes *out)
     }
 }
 
-/* One merged site on rank 0: its frames (as the same in every process) and statistics. */
+/* One site of one rank, on rank 0: its frames (as the same in every process) and
+ * statistics. */
 typedef struct merged {
+    int rank;
     int nframes;
     where frame[SHIM_SITE_FRAMES];
     shim_stats st;
@@ -129,65 +131,85 @@ static void merge_ranks(shim_stats *a, const shim_stats *b)
     a->bytes += b->bytes;
 }
 
-/* Whether two merged sites have the same frames. */
-static int same_frames(const merged *a, const merged *b)
+/* Parses the gathered buffers of all ranks (rank r's at displs[r], lens[r] bytes) into one
+ * entry per site and rank (*out, *n; frames equal within a rank are merged). Returns 0 or -1. */
+static int parse_all(const char *buf, const int *lens, const int *displs, int ranks, merged **out,
+                     size_t *n)
 {
-    if (a->nframes != b->nframes)
-        return 0;
-    for (int k = 0; k < a->nframes; k++)
-        if (a->frame[k].vaddr != b->frame[k].vaddr || strcmp(a->frame[k].path, b->frame[k].path))
-            return 0;
-    return 1;
-}
-
-/* Parses the gathered buffers of all ranks into merged sites (*out, *n). Returns 0 or -1. */
-static int parse_all(const char *buf, size_t len, merged **out, size_t *n)
-{
-    size_t at = 0, cap = 0;
+    size_t cap = 0;
     *out = NULL;
     *n = 0;
-    while (at < len) {
-        merged m;
-        memset(&m, 0, sizeof m);
-        int32_t nf;
-        if (len - at < sizeof m.st + sizeof nf)
-            return -1;
-        memcpy(&m.st, buf + at, sizeof m.st);
-        memcpy(&nf, buf + at + sizeof m.st, sizeof nf);
-        at += sizeof m.st + sizeof nf;
-        if (nf < 0 || nf > SHIM_SITE_FRAMES)
-            return -1;
-        m.nframes = nf;
-        for (int k = 0; k < nf; k++) {
-            uint32_t plen;
-            if (len - at < sizeof(uint64_t) + sizeof plen)
+    for (int rank = 0; rank < ranks; rank++) {
+        size_t at = (size_t)displs[rank], len = at + (size_t)lens[rank];
+        while (at < len) {
+            merged m;
+            memset(&m, 0, sizeof m);
+            m.rank = rank;
+            int32_t nf;
+            if (len - at < sizeof m.st + sizeof nf)
                 return -1;
-            memcpy(&m.frame[k].vaddr, buf + at, sizeof(uint64_t));
-            memcpy(&plen, buf + at + sizeof(uint64_t), sizeof plen);
-            at += sizeof(uint64_t) + sizeof plen;
-            if (plen >= SHIM_PATH_MAX || len - at < plen)
+            memcpy(&m.st, buf + at, sizeof m.st);
+            memcpy(&nf, buf + at + sizeof m.st, sizeof nf);
+            at += sizeof m.st + sizeof nf;
+            if (nf < 0 || nf > SHIM_SITE_FRAMES)
                 return -1;
-            memcpy(m.frame[k].path, buf + at, plen);
-            m.frame[k].path[plen] = '\0';
-            at += plen;
+            m.nframes = nf;
+            for (int k = 0; k < nf; k++) {
+                uint32_t plen;
+                if (len - at < sizeof(uint64_t) + sizeof plen)
+                    return -1;
+                memcpy(&m.frame[k].vaddr, buf + at, sizeof(uint64_t));
+                memcpy(&plen, buf + at + sizeof(uint64_t), sizeof plen);
+                at += sizeof(uint64_t) + sizeof plen;
+                if (plen >= SHIM_PATH_MAX || len - at < plen)
+                    return -1;
+                memcpy(m.frame[k].path, buf + at, plen);
+                m.frame[k].path[plen] = '\0';
+                at += plen;
+            }
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 8;
+                merged *g = realloc(*out, cap * sizeof *g);
+                if (!g)
+                    return -1;
+                *out = g;
+            }
+            (*out)[(*n)++] = m;
         }
-        size_t i = 0;
-        while (i < *n && !same_frames(&(*out)[i], &m))
-            i++;
-        if (i < *n) {
-            merge_ranks(&(*out)[i].st, &m.st);
-            continue;
-        }
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 8;
-            merged *g = realloc(*out, cap * sizeof *g);
-            if (!g)
-                return -1;
-            *out = g;
-        }
-        (*out)[(*n)++] = m;
     }
     return 0;
+}
+
+/* Merges the named entries in place into one per name: entries of one rank add up (a line
+ * the compiler split into several calls), then ranks combine by merge_ranks. Returns the
+ * number of entries left (the first of each name, in order; all n when out of memory). */
+static size_t merge_by_name(shim_site_report *r, const merged *m, size_t n)
+{
+    char *used = calloc(n ? n : 1, 1);
+    if (!used)
+        return n;
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (used[i])
+            continue;
+        shim_site_report first = r[i];
+        shim_stats total = {0};
+        for (size_t j = i; j < n; j++) { /* each rank's entries of this name, summed */
+            if (used[j] || strcmp(r[j].name, first.name))
+                continue;
+            shim_stats rank_sum = {0};
+            for (size_t q = j; q < n; q++)
+                if (!used[q] && m[q].rank == m[j].rank && !strcmp(r[q].name, first.name)) {
+                    shim_stats_fold(&rank_sum, &r[q].st);
+                    used[q] = 1;
+                }
+            merge_ranks(&total, &rank_sum);
+        }
+        r[kept] = first;
+        r[kept++].st = total;
+    }
+    free(used);
+    return kept;
 }
 
 /* Runs "addr2line -f -C -e path addr..." for the n file addresses and writes, per address,
@@ -259,7 +281,8 @@ static int addr2line(const char *path, const uint64_t *addr, size_t n, char (*na
     return rc;
 }
 
-/* Names every frame of the merged sites (see shim_sites_gather) into out[i].name. */
+/* Names every entry's frames (see shim_sites_gather) into out[i].name, and copies its
+ * statistics. */
 static void resolve(const merged *m, size_t n, shim_site_report *out)
 {
     size_t total = 0;
@@ -356,9 +379,10 @@ int shim_sites_gather(const shim_sites *mine, shim_site_report **out, size_t *n)
     if (rc == MPI_SUCCESS && rank == 0) {
         merged *m = NULL;
         size_t nm = 0;
-        if (parse_all(all, total, &m, &nm) == 0 && (*out = calloc(nm ? nm : 1, sizeof **out))) {
+        if (parse_all(all, lens, displs, size, &m, &nm) == 0 &&
+            (*out = calloc(nm ? nm : 1, sizeof **out))) {
             resolve(m, nm, *out);
-            *n = nm;
+            *n = merge_by_name(*out, m, nm);
         } else {
             rc = MPI_ERR_NO_MEM;
         }

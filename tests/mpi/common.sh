@@ -26,16 +26,38 @@ hr_fail() {
     exit 1
 }
 
+# Open MPI (a build configured with MPICC=mpicc.openmpi) refuses to run as root without these,
+# and needs --oversubscribe for more ranks than cores.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# _hr_env VAR VALUE: the launcher's arguments that set VAR=VALUE for the ranks only (MPICH's
+# -genv VAR VALUE, Open MPI's -x VAR=VALUE).
+_hr_env() {
+    if [ "${HRELAY_MPI_FAMILY:-mpich}" = openmpi ]; then
+        genv+=(-x "$1=$2")
+    else
+        genv+=(-genv "$1" "$2")
+    fi
+}
+
 # _hr_launch PRELOAD N [VAR=VALUE ...] -- PROGRAM [ARGS]: runs PROGRAM on N ranks.
 _hr_launch() {
     local preload=$1 n=$2
     shift 2
-    local -a genv=(-genv UCX_TLS self,sm)
-    if [ "$preload" = 1 ]; then
-        genv+=(-genv LD_PRELOAD "$HRELAY_LIB")
+    local -a genv=()
+    [ "${HRELAY_MPI_FAMILY:-mpich}" = openmpi ] && genv+=(--oversubscribe)
+    _hr_env UCX_TLS self,sm
+    if [ -n "${HRELAY_ASAN_RT:-}" ]; then
+        # --enable-sanitizers: the ASan runtime must come first in the ranks' library list
+        _hr_env ASAN_OPTIONS "detect_leaks=1:abort_on_error=1:fast_unwind_on_malloc=0"
+        _hr_env LSAN_OPTIONS "suppressions=$HRELAY_LSAN_SUPP:print_suppressions=0"
+        _hr_env UBSAN_OPTIONS "print_stacktrace=1:halt_on_error=1"
+        [ "$preload" = 1 ] && _hr_env LD_PRELOAD "$HRELAY_ASAN_RT:$HRELAY_LIB"
+    elif [ "$preload" = 1 ]; then
+        _hr_env LD_PRELOAD "$HRELAY_LIB"
     fi
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do
-        genv+=(-genv "${1%%=*}" "${1#*=}")
+        _hr_env "${1%%=*}" "${1#*=}"
         shift
     done
     shift
@@ -53,12 +75,13 @@ hr_run_plain() {
     _hr_launch 0 "$@"
 }
 
-# hr_algorithms REPORT: the "algorithms" object of a report, e.g. "algorithms": {"direct": 2}
+# hr_algorithms REPORT: the "algorithms" object of a report's total (all call sites), e.g.
+# "algorithms": {"direct": 2}
 hr_algorithms() {
-    grep -o '"algorithms": {[^}]*}' "$1"
+    grep -o '"total": {.*' "$1" | grep -o '"algorithms": {[^}]*}'
 }
 
-# hr_expect_algorithms REPORT EXPECTED: fails unless the report's algorithms object is EXPECTED.
+# hr_expect_algorithms REPORT EXPECTED: fails unless the total's algorithms object is EXPECTED.
 hr_expect_algorithms() {
     local got
     got=$(hr_algorithms "$1")

@@ -1,11 +1,21 @@
-! MPI_ALLTOALLV (uneven counts, some messages of 400 kB) and MPI_ALLTOALL from Fortran with
-! `use mpi`. MPICH's Fortran bindings call the C MPI_Alltoallv / MPI_Alltoall, so a preloaded
-! libhrelay.so reschedules both calls (tests/mpi/fortran.sh checks the report). Every received
-! value is checked against the formula its sender used; prints "fortran: ok" on success and
-! stops with status 1 otherwise.
+! MPI_ALLTOALLV (uneven counts, some messages of 400 kB), MPI_ALLTOALL and MPI_ALLTOALL with
+! MPI_IN_PLACE from Fortran, through the binding the preprocessor selects: HR_MPIF_H (include
+! 'mpif.h'), HR_F08 (use mpi_f08), else `use mpi` (built three times, with -cpp). MPICH's
+! Fortran bindings call the C MPI_Alltoallv / MPI_Alltoall, which hrelay intercepts; Open MPI's
+! call PMPI_ directly, and hrelay exports their Fortran symbols instead (src/shim/
+! fortran_ompi.c). Either way a preloaded libhrelay.so reschedules all three calls
+! (tests/mpi/fortran.sh checks the report). Every received value is checked against the formula
+! its sender used; prints "fortran: ok" on success and stops with status 1 otherwise.
 program fortran_alltoallv
+#if defined(HR_F08)
+  use mpi_f08
+#elif !defined(HR_MPIF_H)
   use mpi
+#endif
   implicit none
+#if defined(HR_MPIF_H)
+  include 'mpif.h'
+#endif
   integer :: ierr, rank, nprocs, i, j, k, total_s, total_r, nbad
   integer, allocatable :: scounts(:), sdispls(:), rcounts(:), rdispls(:)
   integer, allocatable :: sbuf(:), rbuf(:), sa(:), ra(:)
@@ -57,6 +67,15 @@ program fortran_alltoallv
     end do
   end do
 
+  ! in place: every rank sends back what it received
+  call MPI_Alltoall(MPI_IN_PLACE, 0, MPI_INTEGER, ra, 3, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+  if (ierr /= MPI_SUCCESS) nbad = nbad + 1
+  do j = 0, nprocs - 1
+    do k = 1, 3
+      if (ra(3 * j + k) /= value_of(rank, j, k)) nbad = nbad + 1
+    end do
+  end do
+
   call MPI_Allreduce(MPI_IN_PLACE, nbad, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     if (nbad == 0) then
@@ -65,6 +84,7 @@ program fortran_alltoallv
       print '(a,i0,a)', 'fortran: FAIL: ', nbad, ' wrong values'
     end if
   end if
+  deallocate(scounts, sdispls, rcounts, rdispls, sbuf, rbuf, sa, ra)
   call MPI_Finalize(ierr)
   if (nbad /= 0) stop 1
 

@@ -12,17 +12,28 @@
 #   auto.sh     HRELAY_ALGO=auto (the default) against PMPI
 #   calibrate.sh hrelay-calibrate writes a calibration file hrelay reads back
 #   run_wrapper.sh hrelay-run: options, forwarding, a real run
+#   errors.sh   erroneous calls: the error class MPI returns natively, on every rank, no hang
+#   threads.sh  MPI_THREAD_MULTIPLE: concurrent calls on different communicators
+#   large.sh    MPI_Alltoallv_c beyond 2^31 bytes: displacements, a 2 GiB message (2 ranks)
+#   valgrind.sh compare on 2 ranks under valgrind memcheck
+#   environment.sh  an invalid value on a rank other than 0: rank 0's settings win, one warning
 TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
-	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh
+	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
+	tests/mpi/valgrind.sh tests/mpi/environment.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
-	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh \
+	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
+	tests/mpi/large.sh tests/mpi/valgrind.sh tests/mpi/environment.sh \
 	tests/mpi/report_field.py \
+	tests/sanitizers/lsan.supp tests/sanitizers/valgrind.supp \
+	tests/fuzz/fuzz_plan.c tests/fuzz/seeds/text-3 tests/fuzz/seeds/direct-4 \
+	tests/fuzz/seeds/family-2 tests/fuzz/seeds/family-3 tests/fuzz/seeds/family-4 \
+	tests/fuzz/seeds/family-5 tests/fuzz/seeds/family-6 \
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
 check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/bench_window tests/mpi/control \
-	tests/mpi/sites
+	tests/mpi/sites tests/mpi/errors tests/mpi/threads
 tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/plans.c tests/mpi/plans.h \
 	tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_test_exec_LDADD = libhrelay_exec.la libhrelay_plan.la
@@ -30,20 +41,40 @@ tests_mpi_compare_SOURCES = tests/mpi/compare.c tests/mpi/testlib.c tests/mpi/te
 tests_mpi_control_SOURCES = tests/mpi/control.c
 tests_mpi_control_LDADD = -ldl
 tests_mpi_sites_SOURCES = tests/mpi/sites.c
+tests_mpi_errors_SOURCES = tests/mpi/errors.c tests/mpi/testlib.c tests/mpi/testlib.h
+tests_mpi_threads_SOURCES = tests/mpi/threads.c tests/mpi/testlib.c tests/mpi/testlib.h
+tests_mpi_threads_LDADD = -lpthread
+if HRELAY_LARGE_COUNT
+TESTS += tests/mpi/large.sh
+check_PROGRAMS += tests/mpi/large
+endif
+tests_mpi_large_SOURCES = tests/mpi/large.c tests/mpi/testlib.c tests/mpi/testlib.h
 
 # Not a test: times exec_run for several windows (see the comment in bench_window.c).
 tests_mpi_bench_window_SOURCES = tests/mpi/bench_window.c
 tests_mpi_bench_window_LDADD = libhrelay_exec.la libhrelay_plan.la
 
-# The Fortran test program, built with the MPI Fortran wrapper found by configure.
-check_SCRIPTS += tests/mpi/fortran_alltoallv tests/mpi/mpi-env.sh
-CLEANFILES += tests/mpi/fortran_alltoallv tests/mpi/mpi-env.sh
-tests/mpi/fortran_alltoallv: $(srcdir)/tests/mpi/fortran_alltoallv.f90
-	@$(MKDIR_P) tests/mpi
-	$(AM_V_GEN)$(MPIFC) -g -o $@ $(srcdir)/tests/mpi/fortran_alltoallv.f90
+# The Fortran test program, built with the MPI Fortran wrapper found by configure, once per
+# binding: mpif.h, use mpi, use mpi_f08 (with -g: the report names its lines).
+fortran_tests = tests/mpi/fortran_mpifh tests/mpi/fortran_usempi tests/mpi/fortran_f08
+check_SCRIPTS += $(fortran_tests) tests/mpi/mpi-env.sh
+CLEANFILES += $(fortran_tests) tests/mpi/mpi-env.sh tests/mpi/*.mod
+fortran_build = $(MKDIR_P) tests/mpi && $(MPIFC) -g -cpp -Jtests/mpi -o $@
+# mpif.h declares no interfaces: gfortran would reject one buffer argument passed as an array
+# and as a scalar (MPI_IN_PLACE) in the same file
+tests/mpi/fortran_mpifh: $(srcdir)/tests/mpi/fortran_alltoallv.f90
+	$(AM_V_GEN)$(fortran_build) -DHR_MPIF_H -fallow-argument-mismatch \
+	  $(srcdir)/tests/mpi/fortran_alltoallv.f90
+tests/mpi/fortran_usempi: $(srcdir)/tests/mpi/fortran_alltoallv.f90
+	$(AM_V_GEN)$(fortran_build) $(srcdir)/tests/mpi/fortran_alltoallv.f90
+tests/mpi/fortran_f08: $(srcdir)/tests/mpi/fortran_alltoallv.f90
+	$(AM_V_GEN)$(fortran_build) -DHR_F08 $(srcdir)/tests/mpi/fortran_alltoallv.f90
 
 # Configured values the test scripts source: the launcher and the built library.
 tests/mpi/mpi-env.sh: Makefile
 	@$(MKDIR_P) tests/mpi
 	$(AM_V_GEN){ echo "MPIEXEC='$(MPIEXEC)'"; \
+	  echo "HRELAY_MPI_FAMILY='$(HRELAY_MPI_FAMILY)'"; \
+	  echo "HRELAY_ASAN_RT='$(HRELAY_ASAN_RT)'"; \
+	  echo "HRELAY_LSAN_SUPP='$(abs_top_srcdir)/tests/sanitizers/lsan.supp'"; \
 	  echo "HRELAY_LIB='$(abs_top_builddir)/.libs/libhrelay.so'"; } > $@

@@ -6,7 +6,7 @@
 
 #include "testlib.h"
 
-static int failures;
+static _Atomic int failures; /* tl_fail may be called from several threads */
 
 /* Seeds the generator (a zero state is avoided). */
 void tl_seed(tl_rng *r, uint64_t seed)

@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 #include <stddef.h>
+
+#include "config.h" /* HRELAY_HAVE_MPI_LARGE_COUNT: MPI_Alltoall(v)_c exist */
 #include <stdint.h>
 
 /* Guard bytes around every receive region, and their value. */
