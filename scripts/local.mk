@@ -19,14 +19,32 @@ hrelay-run: $(srcdir)/scripts/hrelay-run.in $(srcdir)/src/exec/exec.h Makefile
 	$(hrelay_run_edit) $(srcdir)/scripts/hrelay-run.in > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
-# Developer scripts: dependencies, build, test suite, demo, planning benchmark, CI entry.
+# hrelay-emucluster (the emulated cluster) is generated from scripts/hrelay-emucluster, which also
+# runs as it is from the source tree; the build's copy knows the installed library paths.
+bin_SCRIPTS += hrelay-emucluster
+CLEANFILES += hrelay-emucluster
+EXTRA_DIST += scripts/hrelay-emucluster docs/emucluster.md
+hrelay_emucluster_edit = sed \
+	-e 's|@libdir[@]|$(libdir)|g' \
+	-e 's|@pkglibdir[@]|$(pkglibdir)|g' \
+	-e 's|@MPIEXEC[@]|$(MPIEXEC)|g' \
+	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g'
+
+hrelay-emucluster: $(srcdir)/scripts/hrelay-emucluster Makefile
+	$(AM_V_GEN)rm -f $@ $@.tmp && \
+	$(hrelay_emucluster_edit) $(srcdir)/scripts/hrelay-emucluster > $@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+
+# Developer scripts: dependencies, build, test suite, demo, planning benchmark, emulator
+# calibration.
 dist_noinst_SCRIPTS += \
 	scripts/install-deps \
 	scripts/build \
 	scripts/check \
 	scripts/demo \
 	scripts/bench-plan \
-	scripts/fuzz
+	scripts/fuzz \
+	scripts/emu/calibrate
 EXTRA_DIST += scripts/common.sh docs/planning-time.md docs/algorithms.md docs/robustness.md
 
 # The demo program: a sample sort whose MPI_Alltoallv counts are skewed (scripts/demo).

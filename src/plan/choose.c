@@ -18,35 +18,43 @@ static int find(const plan_choice *ch, plan_algo algo)
     return -1;
 }
 
-/* Settles on the fastest measured explored candidate (or the best model if none measured). */
-static void settle(plan_choice *ch)
+/* The explored candidate measured fastest so far (0 if none measured). */
+static int fastest(const plan_choice *ch)
 {
     int best = 0;
     for (int i = 1; i < ch->explore; i++)
         if (ch->cand[i].best_ps < ch->cand[best].best_ps)
             best = i;
-    ch->next = best;
+    return best;
+}
+
+/* Settles on the fastest measured explored candidate (or the best model if none measured). */
+static void settle(plan_choice *ch)
+{
+    ch->next = fastest(ch);
     ch->settled = 1;
 }
 
-/* Points next at the explored candidate with the fewest runs, or settles when all have
- * `trials`. */
+/* Settles when every explored candidate has `trials` measurements; else points next at the
+ * explored candidate started the fewest times, or, when all were started `trials` times, at
+ * the fastest so far. */
 static void advance(plan_choice *ch)
 {
     if (ch->settled)
         return;
-    if (ch->explore < 2) {
+    int measured = 1;
+    for (int i = 0; i < ch->explore; i++)
+        measured &= ch->cand[i].runs >= ch->trials;
+    if (ch->explore < 2 || measured) {
         settle(ch);
         return;
     }
     int pick = -1;
     for (int i = 0; i < ch->explore; i++)
-        if (ch->cand[i].runs < ch->trials && (pick < 0 || ch->cand[i].runs < ch->cand[pick].runs))
+        if (ch->cand[i].started < ch->trials &&
+            (pick < 0 || ch->cand[i].started < ch->cand[pick].started))
             pick = i;
-    if (pick < 0)
-        settle(ch);
-    else
-        ch->next = pick;
+    ch->next = pick >= 0 ? pick : fastest(ch);
 }
 
 void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
@@ -57,6 +65,7 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
         plan_candidate c = cands[i];
         c.best_ps = UINT64_MAX;
         c.runs = 0;
+        c.started = 0;
         int k = ch->n++;
         while (k > 0 && before(&c, &ch->cand[k - 1])) {
             ch->cand[k] = ch->cand[k - 1];
@@ -88,6 +97,15 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
 plan_algo plan_choice_next(const plan_choice *ch)
 {
     return ch->cand[ch->next].algo;
+}
+
+void plan_choice_start(plan_choice *ch, plan_algo algo)
+{
+    int i = find(ch, algo);
+    if (ch->settled || i < 0 || i >= ch->explore)
+        return;
+    ch->cand[i].started++;
+    advance(ch);
 }
 
 void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps)

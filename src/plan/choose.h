@@ -18,6 +18,7 @@ typedef struct plan_candidate {
     uint64_t model_ps; /* modeled time of one call */
     uint64_t best_ps;  /* fastest measured call; UINT64_MAX before any */
     uint32_t runs;     /* calls measured */
+    uint32_t started;  /* calls started while exploring (measurements may arrive later) */
 } plan_candidate;
 
 /* The state of one pattern's choice. */
@@ -30,8 +31,8 @@ typedef struct plan_choice {
     int settled;                           /* exploration over: cand[next] is final */
 } plan_choice;
 
-/* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_ALGO_COUNT, distinct families; runs
- * and best_ps are reset). Candidates are ordered by model_ps, ties by family number (native
+/* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_ALGO_COUNT, distinct families; runs,
+ * started and best_ps are reset). Candidates are ordered by model_ps, ties by family number (native
  * first). Explored: every candidate whose model is at most margin_pct percent above the best,
  * and native whenever it is a candidate, at most PLAN_CHOICE_EXPLORE_MAX (best models first,
  * native kept). With trials == 0 or a single explored candidate the choice is settled on the
@@ -42,9 +43,15 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
 /* The family the next call should run. */
 plan_algo plan_choice_next(const plan_choice *ch);
 
-/* Records that a call ran `ran` in measured_ps (ignored if `ran` is not a candidate or the
- * choice is settled). Then the next call runs the explored candidate with the fewest
- * measurements (the lowest index on ties), round-robin, until each has `trials`; then the
+/* Notes that a call that will be measured started with family `algo` (what plan_choice_next
+ * said). While exploring, the next call then runs the explored candidate started the fewest
+ * times (the lowest index on ties): round-robin, `trials` calls each; once every explored
+ * candidate was started that often, the fastest measured so far until the choice settles.
+ * Measurements may arrive later (plan_choice_record). Ignored once settled. */
+void plan_choice_start(plan_choice *ch, plan_algo algo);
+
+/* Records that a call ran `ran` in measured_ps (ignored if `ran` is not an explored candidate
+ * or the choice is settled). Once every explored candidate has `trials` measurements the
  * choice settles on the smallest measured time (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps);
 

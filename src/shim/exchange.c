@@ -577,6 +577,7 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
         si = __builtin_ctzll(hit);
         plan_algo algo = plan_choice_next(&rec->slot[si].choice);
         feedback(rec, (int)(w[0] >> SHIM_AGREE_TIMED & 1), w[1]);
+        plan_choice_start(&rec->slot[si].choice, algo);
         /* unless every rank prepared the agreed slot (a rank that also matched another slot
          * prepared that one), all prepare it again and agree that it worked */
         if (w[2] != 1 + (uint64_t)si || w[3] != SHIM_CACHE_MAX - (uint64_t)si)
@@ -610,16 +611,19 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
     run_free(&r);
     if (rc != MPI_SUCCESS)
         return r.algo == PLAN_ALGO_NATIVE ? rc : shim_raise(a, rc);
-    rec->prev_slot = si;
+    /* What the choice compares: a plan's whole call (the agreement, the preparation and the
+     * self-copy are part of its price) against MPI's exchange alone (what an unchecked native
+     * call costs); a new pattern's first call (gather and planning) is not measured. */
+    double t = shim_ticks_seconds(shim_ticks() - t0);
+    rec->prev_slot = hit ? si : -1;
     rec->prev_gen = s->gen;
     rec->prev_algo = r.algo;
-    rec->prev_ps = ps;
+    rec->prev_ps = r.algo == PLAN_ALGO_NATIVE ? ps : (uint64_t)(t * 1e12);
     rec->last = (int)r.algo;
 
     uint64_t bytes = 0;
     for (int j = 0; j < p; j++)
         bytes += rec->row[j];
-    double t = shim_ticks_seconds(shim_ticks() - t0);
     account(site, r.algo, bytes, t, hit != 0, planned, (double)s->model_native_ps * 1e-12,
             native_estimate(s, r.algo, (double)ps * 1e-12), 0);
     const shim_prog *pg = r.algo == PLAN_ALGO_NATIVE ? NULL : s->prog[r.algo];

@@ -53,7 +53,7 @@ const char *shim_request_name(int request);
 enum {
     SHIM_DEFAULT_CACHE = 16, /* HRELAY_CACHE_SIZE: patterns cached per communicator */
     SHIM_CACHE_MAX = 61,     /* one bit each in the agreement word (bits 0..60) */
-    SHIM_DEFAULT_TUNE = 2,   /* HRELAY_TUNE: measured calls per explored candidate */
+    SHIM_DEFAULT_TUNE = 3,   /* HRELAY_TUNE: measured calls per explored candidate */
     SHIM_DEFAULT_MARGIN = 50, /* HRELAY_TUNE_MARGIN: percent above the best model explored */
     SHIM_DEFAULT_RECHECK = 256, /* HRELAY_RECHECK: longest run of unchecked native calls */
     SHIM_QUIET_FIRST = 8,    /* the first run of unchecked native calls */

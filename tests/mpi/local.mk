@@ -62,12 +62,12 @@ CLEANFILES += $(fortran_tests) tests/mpi/mpi-env.sh tests/mpi/*.mod
 fortran_build = $(MKDIR_P) tests/mpi && $(MPIFC) -g -cpp -Jtests/mpi -o $@
 # mpif.h declares no interfaces: gfortran would reject one buffer argument passed as an array
 # and as a scalar (MPI_IN_PLACE) in the same file
-tests/mpi/fortran_mpifh: $(srcdir)/tests/mpi/fortran_alltoallv.f90
+tests/mpi/fortran_mpifh: $(srcdir)/tests/mpi/fortran_alltoallv.f90 Makefile
 	$(AM_V_GEN)$(fortran_build) -DHR_MPIF_H -fallow-argument-mismatch \
 	  $(srcdir)/tests/mpi/fortran_alltoallv.f90
-tests/mpi/fortran_usempi: $(srcdir)/tests/mpi/fortran_alltoallv.f90
+tests/mpi/fortran_usempi: $(srcdir)/tests/mpi/fortran_alltoallv.f90 Makefile
 	$(AM_V_GEN)$(fortran_build) $(srcdir)/tests/mpi/fortran_alltoallv.f90
-tests/mpi/fortran_f08: $(srcdir)/tests/mpi/fortran_alltoallv.f90
+tests/mpi/fortran_f08: $(srcdir)/tests/mpi/fortran_alltoallv.f90 Makefile
 	$(AM_V_GEN)$(fortran_build) -DHR_F08 $(srcdir)/tests/mpi/fortran_alltoallv.f90
 
 # Configured values the test scripts source: the launcher and the built library.

@@ -63,7 +63,7 @@ for v in "${bad[@]}"; do
 done
 grep -q '"config": {"algo": "auto", "min_step_bytes": "auto", "window": 32, "verbose": 0,' "$r" ||
     hr_fail "defaults not in effect: $(cat "$r")"
-grep -q '"grain_bytes": null, "packet_bytes": 65536, "max_staging_bytes": 268435456, "max_plan_segments": 8388608, "cache_size": 16, "tune": 2, "tune_margin_percent": 50, "recheck": 256, "site_depth": 1, "calibration": null, "cost": {"alpha_s": 5e-06, "gap_s": 1e-06, "beta_s_per_byte": 1e-09,' "$r" ||
+grep -q '"grain_bytes": null, "packet_bytes": 65536, "max_staging_bytes": 268435456, "max_plan_segments": 8388608, "cache_size": 16, "tune": 3, "tune_margin_percent": 50, "recheck": 256, "site_depth": 1, "calibration": null, "cost": {"alpha_s": 5e-06, "gap_s": 1e-06, "beta_s_per_byte": 1e-09,' "$r" ||
     hr_fail "defaults not in effect: $(cat "$r")"
 
 # valid settings appear in the config (K suffix, window 1) and the results stay right

@@ -218,15 +218,24 @@ START_TEST(choice_explores_then_settles)
     ck_assert_int_eq(ch.explore, 3);
     ck_assert_int_eq(ch.settled, 0);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
-    /* round-robin over direct, stepwise, native, twice; native measures fastest */
+    /* round-robin over direct, stepwise, native, twice, each measurement arriving one call
+     * later than its start; native measures fastest once, direct's second run is faster */
     const plan_algo order[6] = {PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE, PLAN_ALGO_NATIVE,
                                 PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE, PLAN_ALGO_NATIVE};
     const uint64_t took[6] = {90, 95, 80, 70, 99, 85};
     for (int k = 0; k < 6; k++) {
         ck_assert_int_eq(ch.settled, 0);
         ck_assert_int_eq(plan_choice_next(&ch), order[k]);
-        plan_choice_record(&ch, order[k], took[k]);
+        plan_choice_start(&ch, order[k]);
+        if (k > 0)
+            plan_choice_record(&ch, order[k - 1], took[k - 1]);
     }
+    /* every candidate started twice, native's second measurement still to come: meanwhile the
+     * fastest so far (direct, 70) runs */
+    ck_assert_int_eq(ch.settled, 0);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    plan_choice_start(&ch, PLAN_ALGO_DIRECT); /* past its trials: changes nothing */
+    plan_choice_record(&ch, PLAN_ALGO_NATIVE, took[5]);
     /* direct's best (70) beats native's (80) */
     ck_assert_int_eq(ch.settled, 1);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
@@ -259,10 +268,12 @@ START_TEST(choice_edge_cases)
     plan_choice_drop(&ch, PLAN_ALGO_DIRECT);
     ck_assert_int_eq(ch.n, 3);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_STEPWISE);
+    plan_choice_start(&ch, PLAN_ALGO_STEPWISE);
     plan_choice_record(&ch, PLAN_ALGO_STEPWISE, 50);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_GREEDY);
     plan_choice_drop(&ch, PLAN_ALGO_GREEDY);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    plan_choice_start(&ch, PLAN_ALGO_NATIVE);
     plan_choice_record(&ch, PLAN_ALGO_NATIVE, 60);
     ck_assert_int_eq(ch.settled, 1);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_STEPWISE);

@@ -1,0 +1,258 @@
+/* The benchmark's output on rank 0: a text table on stdout, CSV and JSON files. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+
+static const char *const csv_header =
+    "pattern,ranks,bytes_per_rank,algorithm,ran,status,reps,median_s,q1_s,q3_s,min_s,"
+    "lower_bound_s,bound_bytes,ratio_to_native,ratio_to_bound,cpu_use\n";
+
+/* Writes s as a JSON string. */
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* Writes x as a JSON number, null when not finite. */
+static void json_number(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.9g", x);
+    else
+        fputs("null", f);
+}
+
+/* Writes the member ', "key": "s"' (first: without the comma; s NULL: null). */
+static void json_str_member(FILE *f, int first, const char *key, const char *s)
+{
+    fprintf(f, "%s\"%s\": ", first ? "" : ", ", key);
+    if (s)
+        json_string(f, s);
+    else
+        fputs("null", f);
+}
+
+/* Writes the member ', "key": x' (null when x is not finite). */
+static void json_num_member(FILE *f, const char *key, double x)
+{
+    fprintf(f, ", \"%s\": ", key);
+    json_number(f, x);
+}
+
+/* Writes x to a CSV field, empty when not finite. */
+static void csv_number(FILE *f, double x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.9g", x);
+}
+
+int bench_out_open(bench_out *out, const bench_opts *o, const bench_meta *meta,
+                   const char **failed)
+{
+    memset(out, 0, sizeof *out);
+    out->quiet = o->quiet;
+    if (o->csv && !(out->csv = fopen(o->csv, "w"))) {
+        *failed = o->csv;
+        return -1;
+    }
+    if (o->json && !(out->json = fopen(o->json, "w"))) {
+        int e = errno;
+        if (out->csv)
+            fclose(out->csv);
+        out->csv = NULL;
+        errno = e;
+        *failed = o->json;
+        return -1;
+    }
+    if (out->csv)
+        fputs(csv_header, out->csv);
+    if (out->json) {
+        FILE *f = out->json;
+        fputs("{\"meta\": {", f);
+        json_str_member(f, 1, "command", meta->command);
+        fprintf(f, ", \"ranks\": %d, \"hrelay\": %s", meta->p, meta->hrelay ? "true" : "false");
+        json_str_member(f, 0, "hrelay_version", meta->hrelay_version);
+        json_str_member(f, 0, "mpi_library", meta->mpi_library);
+        json_str_member(f, 0, "ucx_tls", meta->ucx_tls);
+        json_num_member(f, "rate_bps", meta->rate_bps);
+        json_str_member(f, 0, "rate_source", meta->rate_how);
+        fprintf(f,
+                ", \"duplex\": \"%s\", \"seed\": %llu, \"reps\": %d, \"warmup\": %d, "
+                "\"online_cpus\": %ld},\n",
+                meta->half_duplex ? "half" : "full", (unsigned long long)meta->seed, meta->reps,
+                meta->warmup, meta->online_cpus);
+        fputs(" \"rows\": [", f);
+    }
+    if (!o->quiet) {
+        printf("# alltoallv_bench: %s\n# %d ranks, hrelay %s, %s\n# link rate %.4g bit/s (%s), "
+               "%s duplex bound, %d repetitions after %d warm-up calls, seed %llu\n",
+               meta->command, meta->p, meta->hrelay ? meta->hrelay_version : "not loaded",
+               meta->mpi_library, meta->rate_bps, meta->rate_how,
+               meta->half_duplex ? "half" : "full", meta->reps, meta->warmup,
+               (unsigned long long)meta->seed);
+        fflush(stdout);
+    }
+    return 0;
+}
+
+/* One row as a JSON object. */
+static void json_row(FILE *f, const bench_row *r)
+{
+    fputc('{', f);
+    json_str_member(f, 1, "pattern", r->pattern);
+    fprintf(f, ", \"ranks\": %d, \"bytes_per_rank\": %llu", r->p,
+            (unsigned long long)r->bytes_per_rank);
+    json_str_member(f, 0, "algorithm", r->algorithm);
+    json_str_member(f, 0, "ran", r->ran);
+    json_str_member(f, 0, "status", r->status);
+    fprintf(f, ", \"reps\": %d", r->reps);
+    json_num_member(f, "median_s", r->t.median);
+    json_num_member(f, "q1_s", r->t.q1);
+    json_num_member(f, "q3_s", r->t.q3);
+    json_num_member(f, "min_s", r->t.min);
+    json_num_member(f, "lower_bound_s", r->bound_s);
+    fprintf(f, ", \"bound_bytes\": %llu", (unsigned long long)r->bound_bytes);
+    json_num_member(f, "ratio_to_native", r->ratio_native);
+    json_num_member(f, "ratio_to_bound", r->ratio_bound);
+    json_num_member(f, "cpu_use", r->cpu_use);
+    fputs("}", f);
+}
+
+/* One row as a CSV line. */
+static void csv_row(FILE *f, const bench_row *r)
+{
+    fprintf(f, "%s,%d,%llu,%s,%s,%s,%d,", r->pattern, r->p,
+            (unsigned long long)r->bytes_per_rank, r->algorithm, r->ran, r->status, r->reps);
+    double values[] = {r->t.median, r->t.q1, r->t.q3, r->t.min, r->bound_s};
+    for (int k = 0; k < 5; k++) {
+        csv_number(f, values[k]);
+        fputc(',', f);
+    }
+    fprintf(f, "%llu,", (unsigned long long)r->bound_bytes);
+    csv_number(f, r->ratio_native);
+    fputc(',', f);
+    csv_number(f, r->ratio_bound);
+    fputc(',', f);
+    csv_number(f, r->cpu_use);
+    fputc('\n', f);
+}
+
+/* Microseconds for the text table, "-" when unknown. */
+static void text_us(double s)
+{
+    if (isfinite(s))
+        printf(" %11.2f", s * 1e6);
+    else
+        printf(" %11s", "-");
+}
+
+/* A ratio for the text table, "-" when unknown. */
+static void text_ratio(double x, int width)
+{
+    if (isfinite(x))
+        printf(" %*.3f", width, x);
+    else
+        printf(" %*s", width, "-");
+}
+
+/* The rows of one pattern and size as a text table. */
+static void text_rows(const bench_row *rows, int n, const char *desc)
+{
+    const bench_row *r0 = &rows[0];
+    printf("\n== %s, %llu bytes per rank, P = %d (%s): lower bound %llu bytes", r0->pattern,
+           (unsigned long long)r0->bytes_per_rank, r0->p, desc,
+           (unsigned long long)r0->bound_bytes);
+    if (isfinite(r0->bound_s))
+        printf(" = %.2f us", r0->bound_s * 1e6);
+    printf("\n%-12s %-16s %-9s %11s %11s %11s %11s %9s %9s %6s\n", "algorithm", "ran", "status",
+           "median_us", "q1_us", "q3_us", "min_us", "x_native", "x_bound", "cpu");
+    for (int k = 0; k < n; k++) {
+        const bench_row *r = &rows[k];
+        printf("%-12s %-16s %-9s", r->algorithm, r->ran, r->status);
+        text_us(r->t.median);
+        text_us(r->t.q1);
+        text_us(r->t.q3);
+        text_us(r->t.min);
+        text_ratio(r->ratio_native, 9);
+        text_ratio(r->ratio_bound, 9);
+        text_ratio(r->cpu_use, 6);
+        printf("\n");
+    }
+    fflush(stdout);
+}
+
+void bench_out_rows(bench_out *out, const bench_row *rows, int n, const char *pattern_desc)
+{
+    if (!out->quiet)
+        text_rows(rows, n, pattern_desc);
+    for (int k = 0; k < n; k++) {
+        if (out->csv)
+            csv_row(out->csv, &rows[k]);
+        if (out->json) {
+            fputs(out->rows_written ? ",\n  " : "\n  ", out->json);
+            json_row(out->json, &rows[k]);
+        }
+        out->rows_written++;
+    }
+    if (out->csv)
+        fflush(out->csv);
+    if (out->json)
+        fflush(out->json);
+}
+
+void bench_out_skipped(bench_out *out, const char *pattern, uint64_t bytes, const char *why)
+{
+    if (!out->quiet) {
+        printf("\n== %s, %llu bytes per rank: not run: %s\n", pattern, (unsigned long long)bytes,
+               why);
+        fflush(stdout);
+    }
+    size_t len = strlen(out->skipped);
+    snprintf(out->skipped + len, sizeof out->skipped - len,
+             "%s{\"pattern\": \"%s\", \"bytes_per_rank\": %llu, \"why\": ", len ? ", " : "",
+             pattern, (unsigned long long)bytes);
+    len = strlen(out->skipped);
+    /* why comes from the patterns: plain text without quotes or backslashes */
+    snprintf(out->skipped + len, sizeof out->skipped - len, "\"%s\"}", why);
+}
+
+int bench_out_close(bench_out *out, double cpu_s, double wall_s, long online_cpus, int p,
+                    int failures)
+{
+    double use = wall_s > 0 ? cpu_s / wall_s : NAN;
+    {
+        printf("\n# CPU use of the run: %.1f CPU seconds (user + sys, all %d ranks) over %.1f s "
+               "wall = %.2f cores busy (%ld online on rank 0's host)\n",
+               cpu_s, p, wall_s, use, online_cpus);
+        printf("# %s\n", failures ? "RESULTS DIFFERED FROM PMPI_Alltoallv (see MISMATCH above)"
+                                  : "every checked result equals PMPI_Alltoallv's");
+        fflush(stdout);
+    }
+    int rc = 0;
+    if (out->csv)
+        rc |= fclose(out->csv);
+    if (out->json) {
+        FILE *f = out->json;
+        fprintf(f, "\n ],\n \"skipped\": [%s],\n \"summary\": {\"cpu_s\": ", out->skipped);
+        json_number(f, cpu_s);
+        json_num_member(f, "wall_s", wall_s);
+        json_num_member(f, "cpu_use", use);
+        fprintf(f, ", \"online_cpus\": %ld, \"mismatches\": %d}}\n", online_cpus, failures);
+        rc |= fclose(f);
+    }
+    out->csv = out->json = NULL;
+    return rc ? -1 : 0;
+}

@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# summary.sh TABLE.CSV OUTPUT.TXT [--invocation TEXT] [--command TEXT] [--started TEXT]
+#            [--load TEXT] [--ucx-tls TEXT] [--launcher TEXT] [--note TEXT] [--srcdir DIR]
+# Prints the README.md of a benchmark run (scripts/bench): the commands, the machine, the CPU
+# use, the median ratios to native and to the lower bound per pattern and size, what auto
+# ran, hrelay's per-call overhead at the smallest size, and the plots.
+set -euo pipefail
+
+if [[ $# -lt 2 || $1 == -h || $1 == --help ]]; then
+    sed -n '2,6s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    [[ $# -ge 1 && ($1 == -h || $1 == --help) ]] && exit 0
+    exit 2
+fi
+csv=$1
+text=$2
+shift 2
+declare -A opt=([invocation]="" [command]="" [started]="" [load]="" [ucx-tls]="" [launcher]="" [note]=""
+    [srcdir]=.)
+while [[ $# -ge 2 ]]; do
+    key=${1#--}
+    [[ -n ${opt[$key]+set} ]] || { echo "summary.sh: unknown option $1" >&2; exit 2; }
+    opt[$key]=$2
+    shift 2
+done
+[[ $# -eq 0 ]] || { echo "summary.sh: option $1 needs a value" >&2; exit 2; }
+
+# table COLUMN FORMAT: one markdown table per pattern: rows = sizes, columns = algorithms, cells
+# = column COLUMN of the CSV (printf FORMAT), "n/a" where the family handed the pattern on.
+table() {
+    awk -F, -v col="$1" -v fmt="$2" '
+    NR == 1 { next }
+    !seenp[$1]++ { pats[np++] = $1 }
+    !seena[$1, $4]++ { algs[$1, na[$1]++] = $4 }
+    !seens[$1, $3]++ { sizes[$1, ns[$1]++] = $3 }
+    { cell[$1, $3, $4] = ($6 == "ok" && $col != "") ? sprintf(fmt, $col) : $6 }
+    function human(b) {
+        if (b >= 1048576 && b % 1048576 == 0) return (b / 1048576) " MiB"
+        if (b >= 1024 && b % 1024 == 0) return (b / 1024) " KiB"
+        return b " B"
+    }
+    END {
+        for (i = 0; i < np; i++) {
+            p = pats[i]
+            printf "\n**%s**\n\n| bytes per rank |", p
+            for (a = 0; a < na[p]; a++) printf " %s |", algs[p, a]
+            printf "\n|---|"
+            for (a = 0; a < na[p]; a++) printf "---:|"
+            printf "\n"
+            for (s = 0; s < ns[p]; s++) {
+                printf "| %s |", human(sizes[p, s])
+                for (a = 0; a < na[p]; a++) printf " %s |", cell[p, sizes[p, s], algs[p, a]]
+                printf "\n"
+            }
+        }
+    }' "$csv"
+}
+
+# What auto ran, and the per-call overhead at each pattern's smallest size, in microseconds:
+# differences of medians, and of minima (the least disturbed call of each).
+auto_and_overhead() {
+    awk -F, '
+    NR == 1 { next }
+    !seenp[$1]++ { pats[np++] = $1; small[$1] = $3 }
+    $3 < small[$1] { small[$1] = $3 }
+    $4 == "auto" { ran[$1] = ran[$1] (ran[$1] == "" ? "" : ", ") $3 ": " $5 }
+    $6 == "ok" { med[$1, $3, $4] = $8; low[$1, $3, $4] = $11 }
+    function diff(p, a, b) {
+        s = small[p]
+        if (!((p, s, a) in med) || !((p, s, b) in med)) return "- | -"
+        return sprintf("%+.1f | %+.1f", 1e6 * (med[p, s, a] - med[p, s, b]),
+                       1e6 * (low[p, s, a] - low[p, s, b]))
+    }
+    END {
+        print "\n## What auto ran (bytes per rank: family)\n"
+        for (i = 0; i < np; i++) printf "- %s: %s\n", pats[i], ran[pats[i]]
+        print "\n## Per-call overhead at the smallest size (microseconds, same run)\n"
+        print "Differences of medians, then of minima (the least disturbed call of each)."
+        print "`native - pmpi` is what intercepting costs when hrelay steps aside; `direct - native`"
+        print "and `auto - native` what a planned call costs over MPI'"'"'s own at that size.\n"
+        print "| pattern | bytes per rank | native - pmpi: median | min | direct - native: median | min | auto - native: median | min |"
+        print "|---|---:|---:|---:|---:|---:|---:|---:|"
+        for (i = 0; i < np; i++) {
+            p = pats[i]
+            printf "| %s | %d | %s | %s | %s |\n", p, small[p], diff(p, "native", "pmpi"),
+                diff(p, "direct", "native"), diff(p, "auto", "native")
+        }
+    }' "$csv"
+}
+
+# The targets of issue 5, evaluated on this run (they are stated for 16 emulated hosts at
+# 100-400 Mbit/s; elsewhere they are indications). $2: 1 for a half-duplex run.
+targets() {
+    awk -F, -v half="$2" '
+    NR == 1 { next }
+    $6 == "ok" { med[$1, $3, $4] = $8; rb[$1, $3, $4] = $15 }
+    !seenp[$1]++ { pats[np++] = $1 }
+    !seens[$1, $3]++ { sizes[$1, ns[$1]++] = $3 }
+    function has(p, s, a) { return (p, s, a) in med }
+    END {
+        big = 1048576
+        printf "\n## Targets (issue 5) on this run\n\n"
+        printf "Stated for 16 emulated hosts, full duplex, 100-400 Mbit/s, at >= 1 MiB per rank; on other\n"
+        printf "runs an indication only. Computed from table.csv by bench/summary.sh.\n\n"
+        worst = 0; wp = ""; n1 = 0
+        for (i = 0; i < np; i++) for (k = 0; k < ns[pats[i]]; k++) {
+            p = pats[i]; s = sizes[p, k]
+            if (s < big || !has(p, s, "auto") || rb[p, s, "auto"] == "") continue
+            n1++
+            if (rb[p, s, "auto"] + 0 > worst) { worst = rb[p, s, "auto"] + 0; wp = p " at " s }
+        }
+        if (n1) printf "- auto within 1.15x of the lower bound at >= 1 MiB: worst %.2fx (%s): %s\n",
+            worst, wp, worst <= 1.15 ? "met" : "missed"
+        else printf "- auto within 1.15x of the lower bound at >= 1 MiB: no such rows\n"
+        n2 = 0; miss2 = ""
+        for (i = 0; i < np; i++) for (k = 0; k < ns[pats[i]]; k++) {
+            p = pats[i]; s = sizes[p, k]
+            if (s < big || !has(p, s, "native") || !has(p, s, "auto") || rb[p, s, "native"] + 0 <= 1.5) continue
+            n2++
+            sp = med[p, s, "native"] / med[p, s, "auto"]
+            if (sp < 1.4) miss2 = miss2 sprintf(" %s at %s (%.2fx);", p, s, sp)
+        }
+        if (n2 == 0) v2 = "no such case"
+        else if (miss2 == "") v2 = "met"
+        else v2 = "missed:" miss2
+        printf "- where native is above 1.5x the bound (>= 1 MiB, %d cases), auto >= 1.4x faster: %s\n", n2, v2
+        n3 = 0; miss3 = ""; nm3 = 0
+        for (i = 0; i < np; i++) for (k = 0; k < ns[pats[i]]; k++) {
+            p = pats[i]; s = sizes[p, k]
+            if (!has(p, s, "native") || !has(p, s, "auto")) continue
+            n3++
+            r = med[p, s, "auto"] / med[p, s, "native"]
+            if (r > 1.05) { nm3++; if (nm3 <= 12) miss3 = miss3 sprintf(" %s at %s (%.2fx);", p, s, r) }
+        }
+        if (n3 == 0) v3 = "no rows"
+        else if (nm3 == 0) v3 = sprintf("met (%d pattern/size pairs)", n3)
+        else v3 = sprintf("missed in %d of %d pattern/size pairs:%s%s", nm3, n3, miss3, nm3 > 12 ? " ..." : "")
+        printf "- auto never more than 5%% slower than native: %s\n", v3
+        if (half != 1) {
+            printf "- half duplex, three-cycles, forward >= 1.15x faster than the best direct schedule: not a half-duplex run\n"
+        } else {
+            line = ""
+            for (k = 0; k < ns["three-cycles"]; k++) {
+                s = sizes["three-cycles", k]; best = 0
+                split("direct stepwise greedy", fam, " ")
+                for (f = 1; f <= 3; f++) if (has("three-cycles", s, fam[f]) && (best == 0 || med["three-cycles", s, fam[f]] < best)) best = med["three-cycles", s, fam[f]]
+                if (best > 0 && has("three-cycles", s, "forward"))
+                    line = line sprintf(" %s: %.2fx;", s, best / med["three-cycles", s, "forward"])
+            }
+            printf "- half duplex, three-cycles, best direct schedule / forward (target >= 1.15):%s\n", line == "" ? " no such rows" : line
+        }
+    }' "$1"
+}
+
+# The patterns and sizes the benchmark did not run, one line per pattern and reason.
+not_run() {
+    sed -n 's/^== \(.*\), \([0-9]*\) bytes per rank: not run: \(.*\)$/\1|\3|\2/p' "$1" |
+        awk -F'|' '{k = $1 ": " $2; if (!(k in sz)) order[n++] = k; sz[k] = sz[k] (sz[k] == "" ? "" : ", ") $3}
+            END {for (i = 0; i < n; i++) printf "- not run: %s (bytes per rank: %s)\n", order[i], sz[order[i]]}'
+}
+
+# The commit of the source tree, "+ changes" if files outside docs/performance differ from it.
+source_version() {
+    local v
+    v=$(git -C "$1" rev-parse --short HEAD 2>/dev/null) || { echo unknown; return; }
+    if [[ -n $(git -C "$1" status --porcelain -- . ':!docs/performance' 2>/dev/null) ]]; then
+        v+=" + uncommitted changes"
+    fi
+    echo "$v"
+}
+
+name=$(basename "$(dirname "$(readlink -f "$csv")")")
+echo "# Benchmark run: $name"
+echo
+echo "MPI_Alltoallv timed side by side by bench/alltoallv_bench (method: [../README.md](../README.md))."
+echo "Started ${opt[started]}."
+[[ -z ${opt[note]} ]] || { echo; echo "${opt[note]}"; }
+cat <<EOF
+
+## Commands
+
+\`\`\`
+${opt[invocation]}
+\`\`\`
+
+which ran (launcher: ${opt[launcher]}):
+
+\`\`\`
+${opt[command]}
+\`\`\`
+
+## Machine
+
+EOF
+echo "- hrelay: commit $(source_version "${opt[srcdir]}")"
+echo "- MPI: $(grep -m1 '^# [0-9]* ranks' "$text" | sed 's/^# //' | tr -s '\t' ' ')"
+echo "- MPICH: $(mpichversion 2>/dev/null | awk -F'\t' '/Version|Device/ {gsub(/ +/, " "); printf "%s%s", sep, $0; sep = "; "}' || echo unknown)"
+echo "- UCX: $(dpkg-query -W -f='${Version}' libucx0 2>/dev/null || echo unknown); UCX_TLS for the ranks: ${opt[ucx-tls]}"
+echo "- kernel: $(uname -srm); load average before -> after the run: ${opt[load]}"
+echo
+echo '```'
+lscpu 2>/dev/null | grep -E '^(Architecture|CPU\(s\)|Model name|Thread|Core|Socket|NUMA node\(s\)|L[123]|Hypervisor|Virtualization type)' || echo "lscpu not available"
+echo '```'
+echo
+echo "## Lower bound and CPU use"
+echo
+grep -m1 '^# link rate' "$text" | sed 's/^# /- /'
+grep -m1 '^# CPU use of the run' "$text" | sed 's/^# /- /'
+grep -m1 -E '^# (every checked|RESULTS DIFFERED)' "$text" | sed 's/^# /- /'
+not_run "$text"
+echo "- the \`cpu_use\` column of table.csv: CPU seconds of all ranks (user + sys) over the wall"
+echo "  time of that algorithm's calls, i.e. busy cores"
+echo
+echo "## Median time / native (below 1: faster than MPI's own MPI_Alltoallv)"
+table 14 "%.2f"
+echo
+echo "## Median time / lower bound"
+table 15 "%.2f"
+auto_and_overhead
+half=0
+grep -q '^# link rate.* half duplex bound' "$text" && half=1
+targets "$csv" "$half"
+echo
+echo "## Plots"
+echo
+for png in "$(dirname "$csv")"/*.png; do
+    [[ -e $png ]] || continue
+    echo "![$(basename "$png" .png)]($(basename "$png"))"
+done
+echo
+echo "Files: table.csv, table.json (every row: median, q1, q3, min, bound, ratios, CPU use),"
+echo "output.txt (the benchmark's text tables)."
