@@ -81,12 +81,53 @@ static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step,
     return rc;
 }
 
+/* With a minimum step: the greedy schedule of whole messages in the duplex mode (plan_greedy,
+ * plan_greedy_half) if its bandwidth term is at most bound + min_step per step (and it fits
+ * max_segments), relabelled direct. Returns 1 with pl set, 0 (pl holds no memory) when it does
+ * not qualify, or -1 with err set. */
+static int try_whole_messages(const plan_matrix *m, plan_duplex duplex, uint64_t bound,
+                              const plan_direct_opts *opts, plan *pl, plan_error *err)
+{
+    if ((duplex == PLAN_DUPLEX_HALF ? plan_greedy_half : plan_greedy)(m, pl, err))
+        return -1;
+    uint64_t bw = plan_bandwidth_term(pl);
+    if ((opts->max_segments && pl->nsegments > opts->max_segments) ||
+        (bw > bound && (unsigned __int128)opts->min_step_bytes * pl->nsteps < bw - bound)) {
+        plan_free(pl);
+        return 0;
+    }
+    pl->algo = PLAN_ALGO_DIRECT;
+    pl->min_step_bytes = opts->min_step_bytes;
+    return 1;
+}
+
 int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err)
 {
     if (plan_matrix_is_uniform(m, NULL))
         return plan_regular(m, PLAN_DUPLEX_FULL, PLAN_ALGO_DIRECT, pl, err);
-    return decompose(m, 0, opts ? opts->min_step_bytes : 0, opts ? opts->max_segments : 0,
-                     PLAN_ALGO_DIRECT, pl, err);
+    plan_direct_opts none = {0};
+    opts = opts ? opts : &none;
+    if (opts->min_step_bytes) {
+        int rc = try_whole_messages(m, PLAN_DUPLEX_FULL, plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL),
+                                    opts, pl, err);
+        if (rc)
+            return rc < 0 ? -1 : 0;
+    }
+    return decompose(m, 0, opts->min_step_bytes, opts->max_segments, PLAN_ALGO_DIRECT, pl, err);
+}
+
+int plan_direct_half(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
+                     plan_error *err)
+{
+    if (plan_matrix_is_uniform(m, NULL))
+        return plan_regular(m, PLAN_DUPLEX_HALF, PLAN_ALGO_DIRECT, pl, err);
+    if (opts && opts->min_step_bytes) {
+        uint64_t h = plan_matrix_lower_bound(m, PLAN_DUPLEX_HALF);
+        int rc = try_whole_messages(m, PLAN_DUPLEX_HALF, 3 * (h / 2 + h % 2), opts, pl, err);
+        if (rc)
+            return rc < 0 ? -1 : 0;
+    }
+    return plan_half_decompose(m, opts, pl, err);
 }
 
 int plan_stepwise(const plan_matrix *m, plan *pl, plan_error *err)

@@ -25,13 +25,18 @@
  * wait for the final step alone, so an iteration that defers moves at most 1/(2p) of the
  * initial largest load (at most 2p more iterations).
  *
- * Weights are measured in grains rather than whole packets (Sec. 3 with message lengths in
- * grains): a super-packet may end inside a packet, which only lowers the largest load. The grain
- * is 5 bytes when S is a multiple of 5, so that a fifth of every super-packet is a whole number
- * of bytes; otherwise it is 1 byte and each of the 12 rounds is floor(n / 5) or floor(n / 5) + 1
- * bytes long, choosing the fewest longer rounds that still give every edge its n bytes (at most
- * 6/5 byte more per iteration than 12 n / 5); when even that is no faster, the iteration sends
- * whole super-packets in three steps instead.
+ * Weights are counted in whole packets (Sec. 3 with message lengths in packets; the last packet
+ * of a part may be short), so there are at most ceil(h / 2) iterations, each moving at least
+ * one packet per matched edge, however the messages are shaped. A round moves a fifth of the
+ * super-packet of n bytes: n / 5 bytes when 5 divides n; otherwise each of the 12 rounds is
+ * floor(n / 5) or floor(n / 5) + 1 bytes long, choosing the fewest longer rounds that still
+ * give every edge its n bytes (at most 6/5 byte more per iteration than 12 n / 5); when even
+ * that is no faster, the iteration sends whole super-packets in three steps instead.
+ *
+ * Without forwarding (fw_mode.forwarding 0) the same machinery gives the half-duplex direct
+ * schedule (messages halved by bytes, weights in bytes, optionally a minimum super-packet) and
+ * the half-duplex stepwise one (every message one packet sent whole, weights in messages): each
+ * 2-relation in two steps, three with odd cycles (3 ceil(h / 2) in all).
  *
  * The bipartite graph, its loads and the covering matching are plan/load_matching.c's (shared
  * with the direct planner); this file cuts the messages, schedules each 2-relation and keeps
@@ -92,9 +97,23 @@ typedef struct fw_debt {
     uint64_t off, left;
 } fw_debt;
 
+/* What the machinery of this file builds (the families that share it, see plan_forward,
+ * plan_direct_half, plan_stepwise_half). */
+typedef struct fw_mode {
+    plan_algo algo;      /* label of the plan */
+    uint64_t packet;     /* bytes per packet; 0: every message is one packet, sent whole */
+    int forwarding;      /* 1: pairs of odd cycles help each other in 12 rounds (Sec. 2.3);
+                            0: every 2-relation in at most three steps, nothing forwarded */
+    uint64_t min_step;   /* 0: exact super-packets; otherwise an iteration moves at least this
+                            many grains over every matched edge (capped by its current part) */
+    size_t max_segments; /* 0: no limit; otherwise fail once the plan holds more segments */
+} fw_mode;
+
 typedef struct fw_state {
     int p;
-    uint64_t grain;
+    uint64_t grain;     /* bytes per unit of weight; 0: a part is one unit (whole messages) */
+    int forwarding;
+    uint64_t min_step;
     fw_edge *e;         /* p * p, e[u * p + v] is L_u - R_v */
     lm_graph g;         /* the bipartite graph in grains and its matching */
     /* the current iteration */
@@ -134,6 +153,19 @@ static uint64_t ceil_div(uint64_t a, uint64_t b)
     return a / b + (a % b != 0);
 }
 
+/* Packets of a message of `bytes` bytes: packets of S bytes, the last one possibly short; with
+ * S == 0 a message is one packet. */
+static uint64_t packets_of(uint64_t bytes, uint64_t S)
+{
+    return S ? ceil_div(bytes, S) : bytes != 0;
+}
+
+/* Units of weight of a part of `bytes` bytes (grains of G bytes; G == 0: one unit). */
+static uint64_t units_of(uint64_t bytes, uint64_t G)
+{
+    return G ? ceil_div(bytes, G) : bytes != 0;
+}
+
 /* Orients the odd packets (Sec. 2.1): from_origin[i * p + j] is set when the odd packet of
  * message i -> j is walked from i to j. Returns 0 or -1 (out of memory). */
 static int orient_odd_packets(const plan_matrix *m, uint64_t S, unsigned char *from_origin)
@@ -145,7 +177,7 @@ static int orient_odd_packets(const plan_matrix *m, uint64_t S, unsigned char *f
         return -1;
     for (int i = 0; i < p; i++)
         for (int j = 0; j < p; j++)
-            if (i != j && ceil_div(plan_matrix_at(m, i, j), S) % 2) {
+            if (i != j && packets_of(plan_matrix_at(m, i, j), S) % 2) {
                 degree[i]++;
                 degree[j]++;
                 nedges++;
@@ -163,7 +195,7 @@ static int orient_odd_packets(const plan_matrix *m, uint64_t S, unsigned char *f
         size_t k = 0;
         for (int i = 0; i < p; i++)
             for (int j = 0; j < p; j++)
-                if (i != j && ceil_div(plan_matrix_at(m, i, j), S) % 2) {
+                if (i != j && packets_of(plan_matrix_at(m, i, j), S) % 2) {
                     ends[2 * k] = i;
                     ends[2 * k + 1] = j;
                     k++;
@@ -240,11 +272,11 @@ static int cut_messages(fw_state *st, const plan_matrix *m, uint64_t S)
             uint64_t bytes = i == j ? 0 : plan_matrix_at(m, i, j);
             if (!bytes)
                 continue;
-            uint64_t n = ceil_div(bytes, S), a = n / 2 + (n % 2 && from_origin[(size_t)i * p + j]);
+            uint64_t n = packets_of(bytes, S), a = n / 2 + (n % 2 && from_origin[(size_t)i * p + j]);
             uint64_t first = a >= n ? bytes : a * S;
             fw_part *fwd = &st->e[(size_t)i * p + j].part[0], *back = &st->e[(size_t)j * p + i].part[1];
-            *fwd = (fw_part){0, first, ceil_div(first, G)};
-            *back = (fw_part){first, bytes - first, ceil_div(bytes - first, G)};
+            *fwd = (fw_part){0, first, units_of(first, G)};
+            *back = (fw_part){first, bytes - first, units_of(bytes - first, G)};
         }
     free(from_origin);
     return 0;
@@ -270,12 +302,18 @@ static int build_graph(fw_state *st)
 
 /* Allocates the state, cuts the messages and builds the bipartite graph. Returns 0 or -1 (out
  * of memory; st then holds no memory). */
-static int state_init(fw_state *st, const plan_matrix *m, uint64_t S)
+static int state_init(fw_state *st, const plan_matrix *m, const fw_mode *mode)
 {
     int p = m->p;
+    uint64_t S = mode->packet;
     memset(st, 0, sizeof *st);
     st->p = p;
-    st->grain = S % 5 == 0 ? 5 : 1;
+    /* forwarding: weights in whole packets (Sec. 3 super-packets of packets), so that the
+     * number of iterations is at most ceil(h / 2) whatever the matrix; without forwarding in
+     * bytes (halves cut by bytes) */
+    st->grain = !S ? 0 : mode->forwarding ? S : 1;
+    st->forwarding = mode->forwarding;
+    st->min_step = mode->min_step;
     st->e = calloc((size_t)p * p, sizeof *st->e);
     st->links = malloc((size_t)p * sizeof *st->links);
     st->verts = malloc((size_t)p * sizeof *st->verts);
@@ -643,6 +681,25 @@ static void pair(fw_state *st, fw_comp *a, fw_comp *b)
     }
 }
 
+/* Emits the current 2-relation without forwarding: two steps (three with odd cycles) of whole
+ * super-packets - even edges of every component, odd edges, closing edges of odd cycles - so
+ * that each rank takes part in at most one transfer per step. */
+static int schedule_whole(fw_state *st, plan *pl, plan_error *err)
+{
+    int rc = 0;
+    for (int colour = 0; colour < 3 && rc == 0; colour++) {
+        rc = plan_begin_step(pl, err);
+        for (int ci = 0; ci < st->ncomps && rc == 0; ci++) {
+            const fw_comp *c = &st->comps[ci];
+            for (int k = colour % 2; k < c->n && rc == 0; k += 2)
+                if ((colour == 2) == (full_odd(c) && k == c->n - 1))
+                    rc = emit_whole(st, pl, link_at(st, c, k), err);
+        }
+        plan_end_step(pl);
+    }
+    return rc;
+}
+
 /* Emits the steps of the current 2-relation (components built, links recorded). */
 static int schedule(fw_state *st, plan *pl, uint64_t s, plan_error *err)
 {
@@ -651,27 +708,15 @@ static int schedule(fw_state *st, plan *pl, uint64_t s, plan_error *err)
         st->comps[ci].role = ROLE_PLAIN;
         nodd += full_odd(&st->comps[ci]);
     }
+    if (!st->forwarding || nodd == 0)
+        return schedule_whole(st, pl, err);
     /* a round moves a fifth of the super-packet of n bytes: f bytes, one more in some rounds
      * when 5 does not divide n (grain 1) */
-    uint64_t f = st->grain == 5 ? s : s / 5, n = s * st->grain;
-    unsigned rho = st->grain == 5 ? 0 : (unsigned)(s % 5);
+    uint64_t n = s * st->grain, f = n / 5;
+    unsigned rho = (unsigned)(n % 5);
     choose_round_sizes(st, f, rho, (1u << T_COUNT) - 1);
-    if (nodd == 0 || 3 * n <= 12 * f + (unsigned)__builtin_popcount(st->extra)) {
-        /* two (three with odd cycles) steps of whole super-packets: even edges, odd edges,
-         * closing edges of odd cycles; for tiny super-packets the rounding to whole bytes
-         * makes this no slower than 12 rounds */
-        for (int colour = 0; colour < 3 && rc == 0; colour++) {
-            rc = plan_begin_step(pl, err);
-            for (int ci = 0; ci < st->ncomps && rc == 0; ci++) {
-                const fw_comp *c = &st->comps[ci];
-                for (int k = colour % 2; k < c->n && rc == 0; k += 2)
-                    if ((colour == 2) == (full_odd(c) && k == c->n - 1))
-                        rc = emit_whole(st, pl, link_at(st, c, k), err);
-            }
-            plan_end_step(pl);
-        }
-        return rc;
-    }
+    if (3 * n <= 12 * f + (unsigned)__builtin_popcount(st->extra)) /* rounding costs more */
+        return schedule_whole(st, pl, err);
     if (nodd % 2 && !pick_helper(st)) {
         /* odd P with no idle rank and no path: defer one edge (Sec. 2.4) */
         fw_comp *opened = defer_edge(st, pl, err);
@@ -726,8 +771,10 @@ static int iterate(fw_state *st, plan *pl, uint64_t top, plan_error *err)
         return plan_error_set(err, 0, "internal error: no matching covers rank %d", stuck);
     uint64_t s = lm_step_limit(&st->g, top);
     build_components(st);
-    if (s > st->defer_cap && needs_deferral(st))
+    if (st->forwarding && s > st->defer_cap && needs_deferral(st))
         s = st->defer_cap;
+    if (s < st->min_step)
+        s = st->min_step;
     size_t n;
     const lm_move *mv = lm_consume(&st->g, s, &n);
     for (size_t k = 0; k < n; k++)
@@ -759,24 +806,53 @@ static int emit_iterations(fw_state *st, plan *pl, size_t max_segments, plan_err
     return check_size(pl, max_segments, err);
 }
 
+/* Builds the half-duplex plan of m that mode describes into pl. Returns 0, or -1 with err set
+ * (pl then holds no memory). */
+static int build(const plan_matrix *m, const fw_mode *mode, plan *pl, plan_error *err)
+{
+    fw_state st;
+    if (state_init(&st, m, mode))
+        return plan_error_set(err, 0, "out of memory planning %d ranks", m->p);
+    if (plan_init(pl, m->p, mode->algo, PLAN_DUPLEX_HALF, err)) {
+        state_free(&st);
+        return -1;
+    }
+    int rc = emit_iterations(&st, pl, mode->max_segments, err);
+    state_free(&st);
+    if (rc)
+        plan_free(pl);
+    return rc;
+}
+
 int plan_forward_capped(const plan_matrix *m, uint64_t packet_bytes, size_t max_segments,
                         plan *pl, plan_error *err)
 {
     if (packet_bytes == 0)
         return plan_error_set(err, 0, "forward: the packet must be at least one byte");
-    fw_state st;
-    if (state_init(&st, m, packet_bytes))
-        return plan_error_set(err, 0, "out of memory planning %d ranks", m->p);
-    if (plan_init(pl, m->p, PLAN_ALGO_FORWARD, PLAN_DUPLEX_HALF, err)) {
-        state_free(&st);
+    fw_mode mode = {.algo = PLAN_ALGO_FORWARD, .packet = packet_bytes, .forwarding = 1,
+                    .max_segments = max_segments};
+    if (build(m, &mode, pl, err))
         return -1;
-    }
     pl->packet_bytes = packet_bytes;
-    int rc = emit_iterations(&st, pl, max_segments, err);
-    state_free(&st);
-    if (rc)
-        plan_free(pl);
-    return rc;
+    return 0;
+}
+
+int plan_half_decompose(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
+                        plan_error *err)
+{
+    fw_mode mode = {.algo = PLAN_ALGO_DIRECT, .packet = 1,
+                    .min_step = opts ? opts->min_step_bytes : 0,
+                    .max_segments = opts ? opts->max_segments : 0};
+    if (build(m, &mode, pl, err))
+        return -1;
+    pl->min_step_bytes = mode.min_step;
+    return 0;
+}
+
+int plan_stepwise_half(const plan_matrix *m, plan *pl, plan_error *err)
+{
+    fw_mode mode = {.algo = PLAN_ALGO_STEPWISE};
+    return build(m, &mode, pl, err);
 }
 
 int plan_forward(const plan_matrix *m, uint64_t packet_bytes, plan *pl, plan_error *err)

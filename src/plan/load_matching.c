@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/bigmem.h"
 #include "plan/load_matching.h"
+#include "plan/sort.h"
 
 /* The edge from sender i to receiver j. */
 static lm_edge *edge(const lm_graph *g, int i, int j)
@@ -37,17 +39,36 @@ static void set_alive(lm_graph *g, int sender, int receiver, int on)
     *b = on ? *b | mb : *b & ~mb;
 }
 
-/* Returns the k-th neighbour of (s, v) whose edge still has weight, dropping emptied edges met
- * on the way (the list is reordered from position k on); -1 when the list ends before. */
-static int live_neighbour(lm_graph *g, int s, int v, int k)
+/* Returns the first neighbour of (s, v) at list position *k or later whose edge still has
+ * weight, and sets *k to its position; -1 when the list ends before. Emptied edges met on the
+ * way are dropped (the list is reordered from *k on), except under LM_HEAVIEST, whose lists
+ * keep their order: there only the run of emptied edges at the front is dropped (first). */
+static int next_live(lm_graph *g, int s, int v, int *k)
 {
-    int *list = g->adj[s] + (size_t)v * g->p;
-    while (k < g->deg[s][v]) {
-        if (is_alive(g, s, v, list[k]))
-            return list[k];
-        list[k] = list[--g->deg[s][v]];
+    int *list = g->adj[s] + (size_t)v * g->p, sorted = g->policy == LM_HEAVIEST;
+    if (sorted && *k < g->first[s][v])
+        *k = g->first[s][v];
+    while (*k < g->deg[s][v]) {
+        if (is_alive(g, s, v, list[*k]))
+            return list[*k];
+        if (!sorted) {
+            list[*k] = list[--g->deg[s][v]];
+            continue;
+        }
+        if (*k == g->first[s][v])
+            g->first[s][v]++;
+        ++*k;
     }
     return -1;
+}
+
+/* The neighbour at list position k of (s, v) if its edge still has weight, after dropping
+ * emptied edges as next_live does; -1 when the list ends before (LM_SPREAD's scan; not for
+ * the ordered lists of LM_HEAVIEST). */
+static int live_neighbour(lm_graph *g, int s, int v, int k)
+{
+    int at = k, u = next_live(g, s, v, &at);
+    return at == k ? u : -1;
 }
 
 /* Puts (s, v) in its side's free list if it is unmatched, has load left and is not there. */
@@ -92,7 +113,7 @@ static void release(lm_graph *g, int s, int v)
 /* LM_FIRST: matches (s, v) to its first free neighbour in list order. Returns 1 if matched. */
 static int match_first(lm_graph *g, int s, int v)
 {
-    for (int k = 0, u; (u = live_neighbour(g, s, v, k)) >= 0; k++)
+    for (int k = 0, u; (u = next_live(g, s, v, &k)) >= 0; k++)
         if (g->mate[1 - s][u] < 0) {
             match(g, s, v, u);
             return 1;
@@ -100,23 +121,47 @@ static int match_first(lm_graph *g, int s, int v)
     return 0;
 }
 
-/* LM_HEAVIEST: matches (s, v) to the free neighbour with the heaviest edge (ties: the first
- * met). Returns 1 if matched. */
+/* LM_HEAVIEST: matches (s, v) to the free neighbour with the heaviest edge (ties: the lowest
+ * rank). When the other side has few free vertices against (s, v)'s neighbours left, the
+ * heaviest of those by current weight; otherwise the first free one of the list, ordered by
+ * initial weight (the same choice while edges only ever empty whole, as in stepwise). Busy
+ * neighbours passed over are moved, in order, to just before the match and emptied edges met
+ * leave the list. Returns 1 if matched. */
 static int match_heaviest(lm_graph *g, int s, int v)
 {
-    int best = -1;
-    uint64_t most = 0;
-    const int *other = g->mate[1 - s];
-    for (int k = 0, u; (u = live_neighbour(g, s, v, k)) >= 0; k++) {
-        uint64_t w = edge_of(g, s, v, u)->left;
-        if (other[u] < 0 && w > most) {
-            most = w;
-            best = u;
+    int nf = g->nfree[1 - s], f = g->first[s][v], d = g->deg[s][v];
+    /* a walk of the list meets a free vertex after about (d - f) / nf entries */
+    if (16 * nf < d - f) {
+        const int *fl = g->free_list[1 - s];
+        int best = -1;
+        uint64_t most = 0;
+        for (int k = 0; k < nf; k++) {
+            int u = fl[k];
+            if (!is_alive(g, s, v, u))
+                continue;
+            uint64_t w = edge_of(g, s, v, u)->left;
+            if (best < 0 || w > most || (w == most && u < best)) {
+                best = u;
+                most = w;
+            }
         }
+        if (best < 0)
+            return 0;
+        match(g, s, v, best);
+        return 1;
     }
-    if (best < 0)
+    int *list = g->adj[s] + (size_t)v * g->p, r = f;
+    const int *other = g->mate[1 - s];
+    while (r < d && !(is_alive(g, s, v, list[r]) && other[list[r]] < 0))
+        r++;
+    int w = r;
+    for (int k = r - 1; k >= f; k--)
+        if (is_alive(g, s, v, list[k]))
+            list[--w] = list[k];
+    g->first[s][v] = w;
+    if (r == d)
         return 0;
-    match(g, s, v, best);
+    match(g, s, v, list[r]);
     return 1;
 }
 
@@ -206,7 +251,7 @@ static int cover(lm_graph *g, int s, int r, uint64_t top)
     g->seen[s][r] = stamp;
     while (head < tail) {
         int x = g->queue[head++];
-        for (int k = 0, j; (j = live_neighbour(g, s, x, k)) >= 0; k++) {
+        for (int k = 0, j; (j = next_live(g, s, x, &k)) >= 0; k++) {
             if (g->seen[o][j] == stamp)
                 continue;
             g->seen[o][j] = stamp;
@@ -249,6 +294,7 @@ void lm_free(lm_graph *g)
         free(g->load[s]);
         free(g->adj[s]);
         free(g->deg[s]);
+        free(g->first[s]);
         free(g->alive[s]);
         free(g->mate[s]);
         free(g->free_list[s]);
@@ -278,19 +324,49 @@ static int allocate(lm_graph *g, int p, int with_split)
         g->load[s] = calloc((size_t)p, sizeof *g->load[s]);
         g->adj[s] = malloc(pp * sizeof *g->adj[s]);
         g->deg[s] = calloc((size_t)p, sizeof *g->deg[s]);
+        g->first[s] = calloc((size_t)p, sizeof *g->first[s]);
         g->alive[s] = calloc((size_t)p * g->words, sizeof *g->alive[s]);
         g->mate[s] = malloc((size_t)p * sizeof *g->mate[s]);
         g->free_list[s] = malloc((size_t)p * sizeof *g->free_list[s]);
         g->free_pos[s] = malloc((size_t)p * sizeof *g->free_pos[s]);
         g->parent[s] = malloc((size_t)p * sizeof *g->parent[s]);
         g->seen[s] = calloc((size_t)p, sizeof *g->seen[s]);
-        ok = ok && g->load[s] && g->adj[s] && g->deg[s] && g->alive[s] && g->mate[s] &&
+        ok = ok && g->load[s] && g->adj[s] && g->deg[s] && g->first[s] && g->alive[s] && g->mate[s] &&
              g->free_list[s] && g->free_pos[s] && g->parent[s] && g->seen[s];
     }
     if (ok)
         return 0;
     lm_free(g);
     return -1;
+}
+
+/* LM_HEAVIEST: fills the neighbour lists of g (edges set, degrees zero) with every edge in
+ * order of weight, heaviest first, ties in sender-major order. Returns 0, or -1 (out of
+ * memory). */
+static int fill_heaviest_first(lm_graph *g)
+{
+    int p = g->p;
+    size_t pp = (size_t)p * p;
+    plan_sort_list l = {plan_big_alloc(pp * sizeof *l.id), plan_big_alloc(pp * sizeof *l.id),
+                        plan_big_alloc(pp * sizeof *l.key), plan_big_alloc(pp * sizeof *l.key), 0};
+    int rc = l.id && l.tmp_id && l.key && l.tmp_key && pp <= UINT32_MAX ? 0 : -1;
+    for (size_t ij = 0; ij < pp && rc == 0; ij++)
+        if (g->e[ij].left) {
+            l.id[l.n] = (uint32_t)ij;
+            l.key[l.n++] = g->e[ij].left;
+        }
+    if (rc == 0)
+        rc = plan_sort_largest_first(&l);
+    for (size_t k = 0; k < l.n && rc == 0; k++) {
+        int i = (int)(l.id[k] / (uint32_t)p), j = (int)(l.id[k] % (uint32_t)p);
+        g->adj[LM_SEND][(size_t)i * p + g->deg[LM_SEND][i]++] = j;
+        g->adj[LM_RECV][(size_t)j * p + g->deg[LM_RECV][j]++] = i;
+    }
+    free(l.id);
+    free(l.tmp_id);
+    free(l.key);
+    free(l.tmp_key);
+    return rc;
 }
 
 int lm_init(lm_graph *g, int p, const uint64_t *weight, const uint64_t *split, lm_load load_kind,
@@ -316,9 +392,15 @@ int lm_init(lm_graph *g, int p, const uint64_t *weight, const uint64_t *split, l
             set_alive(g, i, j, 1);
             g->load[LM_SEND][i] += load_kind == LM_LOAD_EDGES ? 1 : w;
             g->load[LM_RECV][j] += load_kind == LM_LOAD_EDGES ? 1 : w;
+            if (policy == LM_HEAVIEST)
+                continue;
             g->adj[LM_SEND][(size_t)i * p + g->deg[LM_SEND][i]++] = j;
             g->adj[LM_RECV][(size_t)j * p + g->deg[LM_RECV][j]++] = i;
         }
+    }
+    if (policy == LM_HEAVIEST && fill_heaviest_first(g)) {
+        lm_free(g);
+        return -1;
     }
     for (int s = 0; s < 2; s++)
         for (int v = 0; v < p; v++)
@@ -375,7 +457,7 @@ const lm_move *lm_consume(lm_graph *g, uint64_t t, size_t *nmoves)
         if (j < 0)
             continue;
         lm_edge *ij = edge(g, i, j);
-        uint64_t b = ij->left < t ? ij->left : t;
+        uint64_t most = movable(g, i, j), b = most < t ? most : t;
         g->moves[n++] = (lm_move){i, j, ij->done, b};
         ij->left -= b;
         ij->done += b;

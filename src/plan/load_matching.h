@@ -25,8 +25,9 @@ typedef enum lm_load {
 typedef enum lm_policy {
     LM_SPREAD,   /* any free neighbour, scanning from a place that rotates with the step so that
                     rebuilt matchings spread over the graph; covering tries this before searching */
-    LM_HEAVIEST, /* the free neighbour with the heaviest edge (the first met on ties); covering
-                    tries this before searching */
+    LM_HEAVIEST, /* the free neighbour with the heaviest edge (the lowest rank on ties; among
+                    many free vertices, heaviest by initial weight: exact while edges only ever
+                    empty whole); covering tries this before searching */
     LM_FIRST     /* the first free neighbour in neighbour-list order; covering searches an
                     alternating path at once */
 } lm_policy;
@@ -56,6 +57,9 @@ typedef struct lm_graph {
     int *adj[2];        /* adj[s][v * p + k]: k-th neighbour of (s, v); emptied edges are
                            dropped lazily, when a scan meets them */
     int *deg[2];        /* length of the neighbour list */
+    int *first[2];      /* LM_HEAVIEST: lists stay in order of initial weight, emptied edges
+                           leave them only when passed over; entries before first[s][v] are
+                           gone */
     uint64_t *alive[2]; /* alive[s]: bit u of row v set while edge (s, v)-(1 - s, u) has weight;
                            a compact mirror of left > 0 that stays in cache */
     size_t words;       /* 64-bit words per row of alive */
@@ -108,7 +112,8 @@ int lm_cover_max(lm_graph *g, uint64_t top, int *stuck);
  * top minus the load of every unmatched vertex with load left (it must not end above top - t). */
 uint64_t lm_step_limit(const lm_graph *g, uint64_t top);
 
-/* One step: moves min(t, weight) over every matched edge; loads fall by that amount
+/* One step: moves min(t, weight) over every matched edge, never across the edge's split point
+ * (an edge before it moves at most up to it); loads fall by that amount
  * (LM_LOAD_EDGES: by one when the edge empties). An emptied edge leaves the graph and its ends
  * the matching; then every vertex released is matched again where it can be. Returns the moves,
  * one per edge matched before the step, in sender order (*nmoves of them); they stay valid

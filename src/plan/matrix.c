@@ -41,14 +41,53 @@ uint64_t plan_matrix_received(const plan_matrix *m, int j)
     return s;
 }
 
+/* The load of a rank that sends s and receives r bytes under duplex. */
+static uint64_t load_of(uint64_t s, uint64_t r, plan_duplex duplex)
+{
+    return duplex == PLAN_DUPLEX_HALF ? s + r : (s > r ? s : r);
+}
+
 uint64_t plan_matrix_lower_bound(const plan_matrix *m, plan_duplex duplex)
 {
-    uint64_t best = 0;
+    int p = m->p;
+    uint64_t best = 0, *sums = calloc(2 * (size_t)p, sizeof *sums); /* sent, then received */
+    if (!sums) { /* column by column: slower, needs no memory */
+        for (int i = 0; i < p; i++) {
+            uint64_t load = load_of(plan_matrix_sent(m, i), plan_matrix_received(m, i), duplex);
+            best = load > best ? load : best;
+        }
+        return best;
+    }
+    for (int i = 0; i < p; i++) { /* one pass in memory order */
+        const uint64_t *row = m->bytes + (size_t)i * (size_t)p;
+        for (int j = 0; j < p; j++) {
+            uint64_t v = j == i ? 0 : row[j];
+            sums[i] += v;
+            sums[p + j] += v;
+        }
+    }
+    for (int i = 0; i < p; i++) {
+        uint64_t load = load_of(sums[i], sums[p + i], duplex);
+        best = load > best ? load : best;
+    }
+    free(sums);
+    return best;
+}
+
+size_t plan_matrix_max_degree(const plan_matrix *m, plan_duplex duplex)
+{
+    size_t best = 0;
     for (int i = 0; i < m->p; i++) {
-        uint64_t s = plan_matrix_sent(m, i), r = plan_matrix_received(m, i);
-        uint64_t load = duplex == PLAN_DUPLEX_HALF ? s + r : (s > r ? s : r);
-        if (load > best)
-            best = load;
+        size_t out = 0, in = 0;
+        for (int j = 0; j < m->p; j++) {
+            if (j == i)
+                continue;
+            out += plan_matrix_at(m, i, j) != 0;
+            in += plan_matrix_at(m, j, i) != 0;
+        }
+        size_t d = duplex == PLAN_DUPLEX_HALF ? out + in : (out > in ? out : in);
+        if (d > best)
+            best = d;
     }
     return best;
 }

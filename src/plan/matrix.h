@@ -41,6 +41,10 @@ uint64_t plan_matrix_received(const plan_matrix *m, int j);
  * max_i (sent_i + received_i). No schedule of point-to-point transfers moves the data in less. */
 uint64_t plan_matrix_lower_bound(const plan_matrix *m, plan_duplex duplex);
 
+/* The fewest steps any schedule that sends every message whole needs: the largest number of
+ * messages one rank sends or receives (full duplex), or sends plus receives (half duplex). */
+size_t plan_matrix_max_degree(const plan_matrix *m, plan_duplex duplex);
+
 /* Number of non-zero off-diagonal entries (the messages a schedule must move). */
 size_t plan_matrix_messages(const plan_matrix *m);
 

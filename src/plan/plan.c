@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/bigmem.h"
 #include "plan/plan.h"
 
 static const char *const algo_names[PLAN_ALGO_COUNT] = {"native", "direct", "stepwise",
@@ -23,17 +24,12 @@ int plan_algo_parse(const char *name, plan_algo *algo)
     return -1;
 }
 
-int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
-               plan_error *err)
+/* Plans m with family algo in the full-duplex model (forward: half duplex). */
+static int build_full(plan_algo algo, const plan_matrix *m, const plan_options *o,
+                      const plan_direct_opts *direct, plan *pl, plan_error *err)
 {
-    plan_options none = {0};
-    o = o ? o : &none;
-    plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes == PLAN_MIN_STEP_AUTO
-                                                     ? plan_auto_min_step(m)
-                                                     : o->min_step_bytes,
-                               .max_segments = o->max_segments};
     switch (algo) {
-    case PLAN_ALGO_DIRECT: return plan_direct(m, &direct, pl, err);
+    case PLAN_ALGO_DIRECT: return plan_direct(m, direct, pl, err);
     case PLAN_ALGO_STEPWISE: return plan_stepwise(m, pl, err);
     case PLAN_ALGO_GREEDY: return plan_greedy(m, pl, err);
     case PLAN_ALGO_WALKER_OTTO: return plan_walker_otto(m, pl, err);
@@ -44,6 +40,43 @@ int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan
                                    o->max_segments, pl, err);
     default: return plan_error_set(err, 0, "%s is not a schedule family", plan_algo_name(algo));
     }
+}
+
+/* Plans m with family algo in the half-duplex model. */
+static int build_half(plan_algo algo, const plan_matrix *m, const plan_options *o,
+                      const plan_direct_opts *direct, plan *pl, plan_error *err)
+{
+    switch (algo) {
+    case PLAN_ALGO_DIRECT: return plan_direct_half(m, direct, pl, err);
+    case PLAN_ALGO_STEPWISE: return plan_stepwise_half(m, pl, err);
+    case PLAN_ALGO_GREEDY: return plan_greedy_half(m, pl, err);
+    case PLAN_ALGO_WALKER_OTTO:
+        if (plan_walker_otto(m, pl, err))
+            return -1;
+        if (plan_split_half(pl, err)) {
+            plan_free(pl);
+            return -1;
+        }
+        return 0;
+    case PLAN_ALGO_TRANSPOSE:
+        return plan_transpose_half(m, o->grain_bytes ? o->grain_bytes : 1, pl, err);
+    default: return build_full(algo, m, o, direct, pl, err);
+    }
+}
+
+int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
+               plan_error *err)
+{
+    plan_options none = {0};
+    o = o ? o : &none;
+    plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes, .max_segments = o->max_segments};
+    if (algo == PLAN_ALGO_DIRECT && o->min_step_bytes == PLAN_MIN_STEP_AUTO)
+        direct.min_step_bytes = plan_auto_min_step(m);
+    if (o->duplex == PLAN_DUPLEX_HALF)
+        return build_half(algo, m, o, &direct, pl, err);
+    if (o->duplex != PLAN_DUPLEX_FULL)
+        return plan_error_set(err, 0, "unknown duplex mode %d", (int)o->duplex);
+    return build_full(algo, m, o, &direct, pl, err);
 }
 
 uint64_t plan_auto_min_step(const plan_matrix *m)
@@ -84,7 +117,7 @@ static int grow(void **array, size_t *cap, size_t need, size_t elem)
     size_t n = *cap ? *cap : 16;
     while (n < need)
         n *= 2;
-    void *a = realloc(*array, n * elem);
+    void *a = plan_big_realloc(*array, n * elem);
     if (!a)
         return -1;
     *array = a;
@@ -135,6 +168,24 @@ int plan_add_segment(plan *pl, int origin, int target, uint64_t offset, uint64_t
     plan_transfer *t = &pl->transfers[pl->ntransfers - 1];
     t->nsegs++;
     t->bytes += bytes;
+    return 0;
+}
+
+int plan_add_direct_transfers(plan *pl, const plan_segment *segs, size_t n, plan_error *err)
+{
+    if (pl->nsteps == 0)
+        return plan_error_set(err, 0, "transfer added before the first step");
+    if (plan_reserve(pl, pl->ntransfers + n, pl->nsegments + n, err))
+        return -1;
+    plan_transfer *t = pl->transfers + pl->ntransfers;
+    if (segs != pl->segments + pl->nsegments)
+        memcpy(pl->segments + pl->nsegments, segs, n * sizeof *segs);
+    for (size_t k = 0; k < n; k++)
+        t[k] = (plan_transfer){.src = segs[k].origin, .dst = segs[k].target, .nsegs = 1,
+                               .seg_begin = pl->nsegments + k, .bytes = segs[k].bytes};
+    pl->ntransfers += n;
+    pl->nsegments += n;
+    pl->step_begin[pl->nsteps] = pl->ntransfers;
     return 0;
 }
 

@@ -73,24 +73,27 @@ typedef struct plan_model {
 
 /* Options of the direct planner. */
 typedef struct plan_direct_opts {
-    /* 0: exact (bandwidth term == lower bound). Otherwise a step whose decomposition would move
-     * fewer bytes per transfer than this moves up to this many instead (capped by what remains
-     * of each message): fewer steps, bandwidth term at most lower bound + min_step_bytes per
-     * step that was enlarged. */
+    /* 0: exact (bandwidth term == lower bound). Otherwise the bandwidth term may exceed the
+     * lower bound by up to min_step_bytes per step, for fewer steps and a smaller plan: the
+     * greedy schedule of whole messages (plan_greedy) when it stays within that, else the
+     * decomposition in which a step that would move fewer bytes per transfer than this moves
+     * up to this many instead (capped by what remains of each message). */
     uint64_t min_step_bytes;
     /* 0: no limit. Otherwise planning fails (the same way on every rank) once the plan would
      * hold more segments than this. */
     size_t max_segments;
 } plan_direct_opts;
 
-/* Parameters of every family, for plan_build. Zero-initialised means: exact direct plans,
- * grain 1 byte for transpose. */
+/* Parameters of every family, for plan_build. Zero-initialised means: full duplex, exact direct
+ * plans, grain 1 byte for transpose, PLAN_DEFAULT_PACKET_BYTES for forward, no size limit. */
 typedef struct plan_options {
     uint64_t min_step_bytes; /* direct: see plan_direct_opts; PLAN_MIN_STEP_AUTO: see there */
     uint64_t grain_bytes;    /* transpose: unit of dealing (0 means 1) */
     uint64_t packet_bytes;   /* forward: packet size (0 means PLAN_DEFAULT_PACKET_BYTES) */
     size_t max_segments;     /* direct, forward: fail (deterministically) rather than build a
                                 plan of more segments; 0 = no limit */
+    plan_duplex duplex;      /* every family: the model the plan's steps obey (PLAN_DUPLEX_FULL,
+                                0, or PLAN_DUPLEX_HALF); forward is half duplex in both */
 } plan_options;
 
 /* min_step_bytes = PLAN_MIN_STEP_AUTO: the larger of PLAN_DEFAULT_MIN_STEP_BYTES and the lower
@@ -105,8 +108,12 @@ uint64_t plan_auto_min_step(const plan_matrix *m);
 #define PLAN_DEFAULT_PACKET_BYTES ((uint64_t)65536)
 
 /* Plans m with family algo (any but PLAN_ALGO_NATIVE) and options o (NULL: defaults): the one
- * dispatch the shim and the tools share. Returns 0, or -1 with err set (a family that cannot
- * plan m, such as walker-otto on another pattern, fails). */
+ * dispatch the shim and the tools share. Under o->duplex == PLAN_DUPLEX_HALF every family
+ * gives a half-duplex plan (pl->duplex == PLAN_DUPLEX_HALF): direct plan_direct_half,
+ * stepwise plan_stepwise_half, greedy plan_greedy_half, transpose plan_transpose_half,
+ * walker-otto its schedule split by plan_split_half; forward's plan is half duplex under
+ * either setting (valid in the full-duplex model too). Returns 0, or -1 with err set (a
+ * family that cannot plan m, such as walker-otto on another pattern, fails). */
 int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
                plan_error *err);
 
@@ -137,6 +144,12 @@ int plan_add_transfer(plan *pl, int src, int dst, plan_error *err);
 int plan_add_segment(plan *pl, int origin, int target, uint64_t offset, uint64_t bytes,
                      plan_error *err);
 
+/* Builder: appends n transfers to the current step, transfer k carrying segs[k] alone, from
+ * segs[k].origin to segs[k].target (a message sent directly). segs may be the plan's own
+ * segment array from entry nsegments on, when plan_reserve made room for the n segments (a
+ * planner that writes them in place). Returns 0, or -1 (out of memory) with err set. */
+int plan_add_direct_transfers(plan *pl, const plan_segment *segs, size_t n, plan_error *err);
+
 /* Builder: drops the current step if it has no transfer (keeps step_begin consistent). */
 void plan_end_step(plan *pl);
 
@@ -150,7 +163,10 @@ double plan_modeled_cost(const plan *pl, const plan_model *model);
  * covers each rank whose remaining send or receive load is the current maximum and moves the
  * same number of bytes over each of its edges. With opts->min_step_bytes == 0 the bandwidth
  * term equals plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL) exactly and the number of steps is at
- * most plan_matrix_messages(m) + 2p. Segments of one message appear in increasing offset order.
+ * most plan_matrix_messages(m) + 2p. With a minimum step m the bandwidth term is at most the
+ * bound + m per step: the greedy schedule of whole messages when it meets that (one transfer
+ * per message, O(messages) time: the usual case for dense matrices), else the decomposition
+ * with steps of at least m. Segments of one message appear in increasing offset order.
  * A uniform matrix (plan_matrix_is_uniform) gets plan_regular's full-duplex schedule, which
  * has all these properties in p - 1 steps. Deterministic: the same input gives the same plan.
  * opts may be NULL (exact). Returns 0, or -1 with err set (pl then holds no memory). */
@@ -164,12 +180,53 @@ int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, pl
  * Deterministic. Returns 0, or -1 with err set (pl then holds no memory). */
 int plan_stepwise(const plan_matrix *m, plan *pl, plan_error *err);
 
+/* The half-duplex direct schedule without forwarding (Sanders and Solis-Oba, Sec. 2 and 3
+ * with helpers left out): every message is cut in two halves by bytes, the halves go on the
+ * bipartite graph by the Euler orientation of the odd bytes, so every rank's two copies carry
+ * at most ceil(h / 2) bytes, h = plan_matrix_lower_bound(m, PLAN_DUPLEX_HALF); each
+ * super-packet iteration is a 2-relation (paths and cycles) sent in two steps, three when it
+ * has odd cycles. Exact (opts->min_step_bytes 0): bandwidth term <= 3 ceil(h / 2), each step's
+ * transfers equal. With a minimum step m the bandwidth term is at most 3 ceil(h / 2) + m per
+ * step: the half-duplex greedy schedule of whole messages when it meets that, else every
+ * iteration moves at least m per edge (capped by what is left of the half). A uniform matrix
+ * gets plan_regular's half-duplex schedule. opts->max_segments as for plan_direct.
+ * Deterministic. Returns 0, or -1 with err set (pl then holds no memory). */
+int plan_direct_half(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
+                     plan_error *err);
+
+/* The decomposition behind plan_direct_half (plan/forward.c without forwarding): always the
+ * 2-relations, never the greedy schedule or the regular exchange. */
+int plan_half_decompose(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
+                        plan_error *err);
+
+/* The half-duplex stepwise schedule: every message whole in one step, each rank in at most
+ * one transfer per step. The messages, as edges between their two ranks, are oriented along
+ * closed trails so that every rank has at most ceil(d / 2) on each side of a bipartite graph
+ * (d = messages it sends plus receives); each matching that covers the ranks with the most
+ * messages left is a 2-relation sent in at most three steps. So NS <= 3 ceil(D / 2) for D =
+ * the largest d (D is the fewest possible, 3D/2 the most any whole-message schedule needs,
+ * Shannon). Deterministic. Returns 0, or -1 with err set (pl then holds no memory). */
+int plan_stepwise_half(const plan_matrix *m, plan *pl, plan_error *err);
+
 /* Desprez et al.'s greedy schedule: every message is sent whole in exactly one step; each
  * step is the matching the heaviest-first rule builds over the remaining messages (the
  * heaviest message first, then the heaviest that fits, ...), so steps hold messages of
  * similar size (low TC) at the price of possibly more steps than the maximum degree.
  * Deterministic. Returns 0, or -1 with err set (pl then holds no memory). */
 int plan_greedy(const plan_matrix *m, plan *pl, plan_error *err);
+
+/* plan_greedy in the half-duplex model: each step the heaviest-first matching in which every
+ * rank sends or receives at most one message, so NS <= 2D - 1 (D: the largest number of
+ * messages a rank sends plus receives). Returns 0, or -1 with err set. */
+int plan_greedy_half(const plan_matrix *m, plan *pl, plan_error *err);
+
+/* Makes the full-duplex plan pl half duplex in place: the transfers of each step form disjoint
+ * paths and cycles, which are sent in two steps (even transfers, odd transfers) plus one for
+ * the closing transfers of odd cycles. Transfers and segments are unchanged, only regrouped, so
+ * the plan stays valid; the bandwidth term at most triples (doubles without odd cycles). A
+ * half-duplex plan is left as it is. Returns 0, or -1 (out of memory; pl unchanged) with err
+ * set. */
+int plan_split_half(plan *pl, plan_error *err);
 
 /* Walker and Otto's schedule for a matrix that plan_wo_recognise (plan/walker_otto.h) accepts
  * as a cyclic(r) -> cyclic(K r) redistribution: K steps, in each of which every process sends
@@ -188,6 +245,16 @@ int plan_walker_otto(const plan_matrix *m, plan *pl, plan_error *err);
 int plan_regular(const plan_matrix *m, plan_duplex duplex, plan_algo algo, plan *pl,
                  plan_error *err);
 
+/* Called by plan_one_factor_steps for each pair: appends src's transfer to dst (if any) to the
+ * current step of pl. Returns 0, or -1 with err set. */
+typedef int (*plan_pair_fn)(plan *pl, int src, int dst, void *ctx, plan_error *err);
+
+/* Appends the half-duplex 1-factorisation of pl->p ranks: for each round i (p - 1 for even p,
+ * p for odd p) two steps, fn(lower, higher) for every pair {j, plan_one_factor_partner(p, i,
+ * j)} in the first and fn(higher, lower) in the second (empty steps dropped). Returns 0, or -1
+ * with err set. */
+int plan_one_factor_steps(plan *pl, plan_pair_fn fn, void *ctx, plan_error *err);
+
 /* The rank that rank meets in round `round` of the 1-factorisation of p ranks: (round - rank)
  * mod p for odd p (rank itself: idle); for even p that rule on ranks 0..p-2 with the idle rank
  * paired with p - 1. */
@@ -203,6 +270,11 @@ int plan_one_factor_partner(int p, int round, int rank);
  * counts). Returns 0, or -1 with err set (grain_bytes 0, out of memory). */
 int plan_transpose(const plan_matrix *m, uint64_t grain_bytes, plan *pl, plan_error *err);
 
+/* plan_transpose in the half-duplex model: the same dealing, each round the half-duplex
+ * 1-factorisation (plan_one_factor_steps) instead of shift steps, 2 (p - 1) steps per round
+ * for even p, 2p for odd p. */
+int plan_transpose_half(const plan_matrix *m, uint64_t grain_bytes, plan *pl, plan_error *err);
+
 /* Grains of a message of `grains` grains from rank i to rank j that intermediate k holds in
  * plan_transpose's dealing over p ranks. */
 uint64_t plan_transpose_share(uint64_t grains, int p, int i, int j, int k);
@@ -215,9 +287,9 @@ uint64_t plan_transpose_share(uint64_t grains, int p, int i, int j, int k);
  * (6/5 + 2/p)(h + 1) for odd p when packet_bytes is a multiple of 5 (the odd bound is met by
  * every test, not proven for this super-packet variant); otherwise fifths are rounded to
  * bytes, which adds at most 6/5 byte per super-packet iteration (each at least one step).
- * Steps: at most 12 per iteration (O(messages + p) iterations) plus one per flush of deferred
- * pieces (odd p). Deterministic (integer arithmetic only). Returns 0, or -1 with err set
- * (packet_bytes 0, out of memory; pl then holds no memory). */
+ * Steps: at most 12 per iteration (at most ceil(h / 2) iterations, and O(messages + p)) plus
+ * one per flush of deferred pieces (odd p). Deterministic (integer arithmetic only). Returns
+ * 0, or -1 with err set (packet_bytes 0, out of memory; pl then holds no memory). */
 int plan_forward(const plan_matrix *m, uint64_t packet_bytes, plan *pl, plan_error *err);
 
 /* plan_forward with a limit on the plan's size: max_segments 0 means none; otherwise planning

@@ -66,26 +66,6 @@ static void ob_double(outbuf *ob, double x)
     ob_str(ob, tmp);
 }
 
-/* The fewest steps any schedule that sends each message directly needs: the largest number of
- * messages one rank sends or receives (full duplex), or sends and receives (half duplex). */
-static size_t min_direct_steps(const plan_matrix *m, plan_duplex duplex)
-{
-    size_t best = 0;
-    for (int i = 0; i < m->p; i++) {
-        size_t out = 0, in = 0;
-        for (int j = 0; j < m->p; j++) {
-            if (j == i)
-                continue;
-            out += plan_matrix_at(m, i, j) != 0;
-            in += plan_matrix_at(m, j, i) != 0;
-        }
-        size_t d = duplex == PLAN_DUPLEX_HALF ? out + in : (out > in ? out : in);
-        if (d > best)
-            best = d;
-    }
-    return best;
-}
-
 /* Figures shared by the JSON and text forms. */
 typedef struct plan_figures {
     uint64_t bandwidth, lower_bound;
@@ -102,7 +82,7 @@ static plan_figures figures(const plan *pl, const plan_matrix *m, const plan_mod
     f.bandwidth = plan_bandwidth_term(pl);
     f.lower_bound = plan_matrix_lower_bound(m, pl->duplex);
     f.messages = plan_matrix_messages(m);
-    f.min_steps = min_direct_steps(m, pl->duplex);
+    f.min_steps = plan_matrix_max_degree(m, pl->duplex);
     f.cost_s = plan_modeled_cost(pl, model);
     f.lower_bound_s = model->beta_s_per_byte * (double)f.lower_bound;
     return f;
@@ -159,6 +139,10 @@ int plan_write_json(FILE *out, const plan *pl, const plan_matrix *m, const plan_
     ob_u64(ob, f.bandwidth);
     ob_str(ob, ", \"lower_bound_bytes\": ");
     ob_u64(ob, f.lower_bound);
+    ob_str(ob, ", \"ns\": ");
+    ob_u64(ob, (uint64_t)pl->nsteps);
+    ob_str(ob, ", \"max_degree\": ");
+    ob_u64(ob, (uint64_t)f.min_steps);
     ob_str(ob, ",\n \"steps\": [");
     for (size_t s = 0; s < pl->nsteps; s++) {
         ob_str(ob, s ? ",\n  [" : "\n  [");
@@ -193,20 +177,24 @@ int plan_write_text(FILE *out, const plan *pl, const plan_matrix *m, const plan_
     fprintf(out, "algorithm        %s\n", plan_algo_name(pl->algo));
     fprintf(out, "duplex           %s\n", duplex_name(pl->duplex));
     fprintf(out, "messages         %zu (non-zero, off-diagonal)\n", f.messages);
-    if (pl->algo == PLAN_ALGO_DIRECT)
-        fprintf(out, "steps            %zu (at most messages + 2P = %zu when exact)\n",
+    if (pl->algo == PLAN_ALGO_DIRECT && pl->duplex == PLAN_DUPLEX_FULL)
+        fprintf(out, "steps (NS)       %zu (at most messages + 2P = %zu when exact)\n",
                 pl->nsteps, bound);
     else
-        fprintf(out, "steps            %zu\n", pl->nsteps);
+        fprintf(out, "steps (NS)       %zu\n", pl->nsteps);
     fprintf(out, "max degree       %zu (fewest steps when every message goes whole)\n",
             f.min_steps);
     fprintf(out, "transfers        %zu\n", pl->ntransfers);
     fprintf(out, "segments         %zu\n", pl->nsegments);
     if (pl->min_step_bytes)
         fprintf(out, "min step         %" PRIu64 " bytes\n", pl->min_step_bytes);
+    else if (pl->packet_bytes)
+        fprintf(out, "%s %" PRIu64 " bytes\n",
+                pl->algo == PLAN_ALGO_TRANSPOSE ? "grain           " : "packet          ",
+                pl->packet_bytes);
     else
         fprintf(out, "min step         0 (exact)\n");
-    fprintf(out, "bandwidth term   %" PRIu64 " bytes\n", f.bandwidth);
+    fprintf(out, "bandwidth (TC)   %" PRIu64 " bytes\n", f.bandwidth);
     fprintf(out, "lower bound      %" PRIu64 " bytes\n", f.lower_bound);
     if (f.lower_bound)
         fprintf(out, "ratio            %.6f\n", (double)f.bandwidth / (double)f.lower_bound);

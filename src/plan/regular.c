@@ -26,6 +26,23 @@ int plan_one_factor_partner(int p, int round, int rank)
     return partner(p, round, rank);
 }
 
+int plan_one_factor_steps(plan *pl, plan_pair_fn fn, void *ctx, plan_error *err)
+{
+    int p = pl->p, rounds = p % 2 ? p : p - 1;
+    for (int i = 0; i < rounds && p > 1; i++)
+        for (int upward = 1; upward >= 0; upward--) {
+            if (plan_begin_step(pl, err))
+                return -1;
+            for (int j = 0; j < p; j++) {
+                int k = partner(p, i, j);
+                if (k != j && (j < k) == upward && fn(pl, j, k, ctx, err))
+                    return -1;
+            }
+            plan_end_step(pl);
+        }
+    return 0;
+}
+
 /* Appends the transfer i -> j carrying the whole message, if there is one. */
 static int whole(plan *pl, const plan_matrix *m, int i, int j, plan_error *err)
 {
@@ -33,6 +50,13 @@ static int whole(plan *pl, const plan_matrix *m, int i, int j, plan_error *err)
     if (i == j || b == 0)
         return 0;
     return plan_add_transfer(pl, i, j, err) || plan_add_segment(pl, i, j, 0, b, err) ? -1 : 0;
+}
+
+/* plan_pair_fn of the half-duplex regular exchange: the whole message src -> dst of the matrix
+ * ctx. */
+static int whole_pair(plan *pl, int src, int dst, void *ctx, plan_error *err)
+{
+    return whole(pl, ctx, src, dst, err);
 }
 
 int plan_regular(const plan_matrix *m, plan_duplex duplex, plan_algo algo, plan *pl,
@@ -48,19 +72,7 @@ int plan_regular(const plan_matrix *m, plan_duplex duplex, plan_algo algo, plan 
             plan_end_step(pl);
         }
     } else if (rc == 0) {
-        /* round i of the 1-factorisation in two half-duplex steps: the lower rank of each
-         * pair sends first, then the higher one */
-        int rounds = p % 2 ? p : p - 1;
-        for (int i = 0; i < rounds && rc == 0; i++)
-            for (int upward = 1; upward >= 0 && rc == 0; upward--) {
-                rc = plan_begin_step(pl, err);
-                for (int j = 0; j < p && rc == 0; j++) {
-                    int k = partner(p, i, j);
-                    if (k != j && (j < k) == upward)
-                        rc = whole(pl, m, j, k, err);
-                }
-                plan_end_step(pl);
-            }
+        rc = plan_one_factor_steps(pl, whole_pair, (void *)m, err);
     }
     if (rc) {
         plan_free(pl);

@@ -64,26 +64,64 @@ static int add_bin(plan *pl, const plan_matrix *m, uint64_t grain, int round, in
     return 0;
 }
 
-int plan_transpose(const plan_matrix *m, uint64_t grain, plan *pl, plan_error *err)
+/* Appends round `round` as a full-duplex regular exchange in shift order: in step r, rank i
+ * sends its bin for i + r. Returns 0 or -1 with err set. */
+static int shift_round(plan *pl, const plan_matrix *m, uint64_t grain, int round, plan_error *err)
 {
-    int p = m->p;
+    int p = m->p, rc = 0;
+    for (int r = 1; r < p && rc == 0; r++) {
+        rc = plan_begin_step(pl, err);
+        for (int i = 0; i < p && rc == 0; i++)
+            rc = add_bin(pl, m, grain, round, i, (i + r) % p, err);
+        plan_end_step(pl);
+    }
+    return rc;
+}
+
+/* Which round of the transpose a half-duplex pair step belongs to. */
+typedef struct round_ctx {
+    const plan_matrix *m;
+    uint64_t grain;
+    int round;
+} round_ctx;
+
+/* plan_pair_fn of a half-duplex transpose round: src sends its bin for dst. */
+static int bin_pair(plan *pl, int src, int dst, void *ctx, plan_error *err)
+{
+    const round_ctx *c = ctx;
+    return add_bin(pl, c->m, c->grain, c->round, src, dst, err);
+}
+
+/* The two-round transpose of m under duplex (see plan_transpose and plan_transpose_half). */
+static int transpose(const plan_matrix *m, uint64_t grain, plan_duplex duplex, plan *pl,
+                     plan_error *err)
+{
     if (grain == 0)
         return plan_error_set(err, 0, "transpose: the grain must be at least one byte");
-    if (plan_init(pl, p, PLAN_ALGO_TRANSPOSE, PLAN_DUPLEX_FULL, err))
+    if (plan_init(pl, m->p, PLAN_ALGO_TRANSPOSE, duplex, err))
         return -1;
     pl->packet_bytes = grain;
     int rc = 0;
-    /* each round a regular exchange in shift order: in step r, rank i sends bin i + r */
-    for (int round = 1; round <= 2 && rc == 0; round++)
-        for (int r = 1; r < p && rc == 0; r++) {
-            rc = plan_begin_step(pl, err);
-            for (int i = 0; i < p && rc == 0; i++)
-                rc = add_bin(pl, m, grain, round, i, (i + r) % p, err);
-            plan_end_step(pl);
-        }
+    /* each round a regular exchange: shift order (full duplex), or the 1-factorisation with
+     * every pair in two steps (half duplex) */
+    for (int round = 1; round <= 2 && rc == 0; round++) {
+        round_ctx c = {m, grain, round};
+        rc = duplex == PLAN_DUPLEX_HALF ? plan_one_factor_steps(pl, bin_pair, &c, err)
+                                        : shift_round(pl, m, grain, round, err);
+    }
     if (rc) {
         plan_free(pl);
         return -1;
     }
     return 0;
+}
+
+int plan_transpose(const plan_matrix *m, uint64_t grain, plan *pl, plan_error *err)
+{
+    return transpose(m, grain, PLAN_DUPLEX_FULL, pl, err);
+}
+
+int plan_transpose_half(const plan_matrix *m, uint64_t grain, plan *pl, plan_error *err)
+{
+    return transpose(m, grain, PLAN_DUPLEX_HALF, pl, err);
 }

@@ -18,7 +18,8 @@ static const char *const env_names[] = {
     "HRELAY_DISABLE",    "HRELAY_MIN_STEP",    "HRELAY_WINDOW",     "HRELAY_GRAIN",
     "HRELAY_PACKET",     "HRELAY_MAX_STAGING", "HRELAY_MAX_PLAN",   "HRELAY_CACHE_SIZE",
     "HRELAY_TUNE",       "HRELAY_TUNE_MARGIN", "HRELAY_RECHECK",    "HRELAY_SITE_DEPTH",
-    "HRELAY_CONFIG",     "HRELAY_ALPHA",       "HRELAY_BETA"};
+    "HRELAY_CONFIG",     "HRELAY_ALPHA",       "HRELAY_BETA",
+    "HRELAY_DUPLEX"};
 
 /* Appends one printf-style line to warn without overflowing it. */
 static void add_warning(char *warn, size_t cap, const char *fmt, ...)
@@ -197,6 +198,7 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
     memset(cfg, 0, sizeof *cfg);
     cfg->algo = SHIM_AUTO;
     cfg->min_step = PLAN_MIN_STEP_AUTO;
+    cfg->duplex = PLAN_DUPLEX_FULL;
     cfg->window = EXEC_DEFAULT_WINDOW;
     cfg->cost = plan_cost_defaults();
     cfg->packet = SHIM_DEFAULT_PACKET;
@@ -210,6 +212,13 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
     if ((v = env("HRELAY_ALGO")) && shim_request_parse(v, &cfg->algo) != 0)
         add_warning(warn, cap, "HRELAY_ALGO=%s is not one of auto, %s; using auto", v,
                     family_list());
+
+    if ((v = env("HRELAY_DUPLEX"))) {
+        if (!strcmp(v, "half"))
+            cfg->duplex = PLAN_DUPLEX_HALF;
+        else if (strcmp(v, "full"))
+            add_warning(warn, cap, "HRELAY_DUPLEX=%s is not full or half; using full", v);
+    }
 
     if ((v = env("HRELAY_VERBOSE")) && parse_int(v, 0, 2, &cfg->verbose)) {
         cfg->verbose = 0;

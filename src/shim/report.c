@@ -72,7 +72,9 @@ static void write_config(FILE *f, const shim_config *cfg)
         fputs(", \"min_step_bytes\": \"auto\"", f);
     else
         fprintf(f, ", \"min_step_bytes\": %llu", (unsigned long long)cfg->min_step);
-    fprintf(f, ", \"window\": %d, \"verbose\": %d, \"report\": ", cfg->window, cfg->verbose);
+    fprintf(f, ", \"window\": %d, \"verbose\": %d, \"duplex\": ", cfg->window, cfg->verbose);
+    json_string(f, cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full");
+    fputs(", \"report\": ", f);
     json_path(f, cfg->report);
     fputs(", \"dump\": ", f);
     json_path(f, cfg->dump);

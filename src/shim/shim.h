@@ -81,7 +81,7 @@ typedef struct shim_config {
     int margin;               /* HRELAY_TUNE_MARGIN: percent */
     int recheck;              /* HRELAY_RECHECK: longest run of unchecked native calls */
     int site_depth;           /* HRELAY_SITE_DEPTH: frames that name a call site */
-    plan_duplex duplex;       /* HRELAY_DUPLEX: the links' model (full until it is read) */
+    plan_duplex duplex;       /* HRELAY_DUPLEX: the links' model, which plans obey */
     plan_cost_params cost;    /* HRELAY_CONFIG, HRELAY_ALPHA, HRELAY_BETA, built-in defaults */
     int calibrated;           /* cost came from HRELAY_CONFIG */
     char report[SHIM_PATH_MAX]; /* HRELAY_REPORT, "" for none */

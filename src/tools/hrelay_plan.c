@@ -32,7 +32,7 @@ typedef struct options {
     int all;             /* --algo all: one summary row per family */
     out_format format;
     int verify;          /* --verify */
-    plan_options plan;   /* --min-step, --grain */
+    plan_options plan;   /* --min-step, --grain, --packet, --duplex */
     plan_model model;
     const char *matrix; /* path, or "-" for standard input */
 } options;
@@ -57,9 +57,15 @@ static void usage(FILE *out)
             "                          transpose    two rounds through intermediate ranks\n"
             "                          walker-otto  closed form for cyclic(r) -> cyclic(Kr)\n"
             "                                       patterns (fails on other matrices)\n"
+            "                          forward      Sanders-Solis-Oba half-duplex schedule\n"
+            "                                       with forwarding (6/5 (h + 1) packets)\n"
             "                          all          (with --format text) one row per family:\n"
-            "                                       steps, transfers, bandwidth term, modeled\n"
-            "                                       cost, lower bound, cost / bound\n"
+            "                                       duplex, steps (NS), transfers, bandwidth\n"
+            "                                       term (TC), lower bound, TC / bound,\n"
+            "                                       modeled cost\n"
+            "  -d, --duplex MODE     full (default): per step a rank sends one and receives\n"
+            "                        one transfer; half: it sends or receives one. Every\n"
+            "                        family has a half-duplex form; forward is always half\n"
             "  -f, --format FORMAT   json (default): the plan in the hrelay plan format;\n"
             "                        text: a summary (P, steps, bandwidth term, lower bound...);\n"
             "                        svg: a Gantt chart of the plan (one row per rank)\n"
@@ -69,6 +75,7 @@ static void usage(FILE *out)
             "                        max(32 KiB, lower bound / 4P), the library's default.\n"
             "                        Printed as the JSON \"packet_bytes\".\n"
             "      --grain BYTES     transpose: the unit messages are dealt in (default 1)\n"
+            "      --packet BYTES    forward: the packet size S (default %llu)\n"
             "      --alpha S         cost model: seconds per message (default %g)\n"
             "      --beta S          cost model: seconds per byte (default %g)\n"
             "      --verify          check the plan with the independent verifier; exit 1 if\n"
@@ -78,7 +85,8 @@ static void usage(FILE *out)
             "\n"
             "Exit status: 0 success, 1 planning, verification or output failure, 2 bad usage or\n"
             "input.\n",
-            prog, DEFAULT_ALPHA_S, DEFAULT_BETA_S_PER_BYTE);
+            prog, (unsigned long long)PLAN_DEFAULT_PACKET_BYTES, DEFAULT_ALPHA_S,
+            DEFAULT_BETA_S_PER_BYTE);
 }
 
 /* Parses a non-negative decimal byte count. Returns 0, or -1 if s is not one. */
@@ -118,12 +126,14 @@ static int bad_value(const char *opt, const char *value, const char *what)
 /* Fills o from argv. Returns -1 to go on, or the exit status (0 after --help / --version). */
 static int parse_args(int argc, char **argv, options *o)
 {
-    enum { OPT_MIN_STEP = 256, OPT_GRAIN, OPT_ALPHA, OPT_BETA, OPT_VERIFY };
+    enum { OPT_MIN_STEP = 256, OPT_GRAIN, OPT_PACKET, OPT_ALPHA, OPT_BETA, OPT_VERIFY };
     static const struct option longopts[] = {
         {"algo", required_argument, NULL, 'a'},
         {"format", required_argument, NULL, 'f'},
+        {"duplex", required_argument, NULL, 'd'},
         {"min-step", required_argument, NULL, OPT_MIN_STEP},
         {"grain", required_argument, NULL, OPT_GRAIN},
+        {"packet", required_argument, NULL, OPT_PACKET},
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"beta", required_argument, NULL, OPT_BETA},
         {"verify", no_argument, NULL, OPT_VERIFY},
@@ -135,13 +145,22 @@ static int parse_args(int argc, char **argv, options *o)
                    .model = {DEFAULT_ALPHA_S, DEFAULT_BETA_S_PER_BYTE}};
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":a:f:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":a:f:d:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'a':
             o->all = strcmp(optarg, "all") == 0;
             if (!o->all && (plan_algo_parse(optarg, &o->algo) || o->algo == PLAN_ALGO_NATIVE))
                 return bad_value("--algo", optarg,
-                                 "direct, stepwise, greedy, transpose, walker-otto or all");
+                                 "direct, stepwise, greedy, transpose, walker-otto, forward or "
+                                 "all");
+            break;
+        case 'd':
+            if (!strcmp(optarg, "full"))
+                o->plan.duplex = PLAN_DUPLEX_FULL;
+            else if (!strcmp(optarg, "half"))
+                o->plan.duplex = PLAN_DUPLEX_HALF;
+            else
+                return bad_value("--duplex", optarg, "full or half");
             break;
         case 'f':
             if (!strcmp(optarg, "json"))
@@ -156,6 +175,10 @@ static int parse_args(int argc, char **argv, options *o)
         case OPT_GRAIN:
             if (parse_bytes(optarg, &o->plan.grain_bytes) || o->plan.grain_bytes == 0)
                 return bad_value("--grain", optarg, "a positive number of bytes");
+            break;
+        case OPT_PACKET:
+            if (parse_bytes(optarg, &o->plan.packet_bytes) || o->plan.packet_bytes == 0)
+                return bad_value("--packet", optarg, "a positive number of bytes");
             break;
         case OPT_MIN_STEP:
             if (strcmp(optarg, "auto") == 0)
@@ -232,16 +255,15 @@ static int read_matrix(const char *path, plan_matrix *m)
     return EXIT_USAGE;
 }
 
-/* Prints one summary row per family (--algo all): steps, transfers, bandwidth term, modeled
- * cost, lower bound and their ratio; a family that cannot plan m, or (with --verify) whose plan
- * fails verification, says so in its row. Returns the exit status (EXIT_FAILED if any plan
- * failed verification). */
+/* Prints one summary row per family (--algo all): the plan's duplex mode, steps (NS),
+ * transfers, bandwidth term (TC), the lower bound of its duplex mode, TC / bound and the
+ * modeled cost; a family that cannot plan m, or (with --verify) whose plan fails verification,
+ * says so in its row. Returns the exit status (EXIT_FAILED if any plan failed verification). */
 static int run_all(const options *o, const plan_matrix *m)
 {
     int status = 0;
-    double bound = o->model.beta_s_per_byte * (double)plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL);
-    printf("%-12s %10s %12s %16s %14s %14s %8s\n", "family", "steps", "transfers",
-           "bandwidth (B)", "modeled (s)", "bound (s)", "ratio");
+    printf("%-12s %-6s %10s %12s %16s %16s %8s %14s\n", "family", "duplex", "steps", "transfers",
+           "bandwidth (B)", "bound (B)", "ratio", "modeled (s)");
     for (int a = PLAN_ALGO_NATIVE + 1; a < PLAN_ALGO_COUNT; a++) {
         plan pl = {0};
         plan_error err = {0};
@@ -249,11 +271,12 @@ static int run_all(const options *o, const plan_matrix *m)
             printf("%-12s %s\n", plan_algo_name((plan_algo)a), err.text);
             continue;
         }
-        double cost = plan_modeled_cost(&pl, &o->model);
+        uint64_t bw = plan_bandwidth_term(&pl), bound = plan_matrix_lower_bound(m, pl.duplex);
         int bad = o->verify && plan_verify(m, &pl, &err) != 0;
-        printf("%-12s %10zu %12zu %16" PRIu64 " %14.6g %14.6g %8.3f%s%s\n",
-               plan_algo_name((plan_algo)a), pl.nsteps, pl.ntransfers, plan_bandwidth_term(&pl),
-               cost, bound, bound > 0 ? cost / bound : 1.0, bad ? "  verification failed: " : "",
+        printf("%-12s %-6s %10zu %12zu %16" PRIu64 " %16" PRIu64 " %8.3f %14.6g%s%s\n",
+               plan_algo_name((plan_algo)a), pl.duplex == PLAN_DUPLEX_HALF ? "half" : "full",
+               pl.nsteps, pl.ntransfers, bw, bound, bound ? (double)bw / (double)bound : 1.0,
+               plan_modeled_cost(&pl, &o->model), bad ? "  verification failed: " : "",
                bad ? err.text : "");
         if (bad)
             status = EXIT_FAILED;

@@ -6,7 +6,7 @@ hrelay_plan_LDADD = libhrelay_plan.la
 hrelay_calibrate_SOURCES = src/tools/hrelay_calibrate.c
 hrelay_calibrate_LDADD = libhrelay_exec.la libhrelay_plan.la
 
-# bench/plan_time: planning time and plan size of plan_direct for P = 64, 256, 1024.
+# bench/plan_time: planning time and memory of every family (plan_build) for P = 64, 256, 1024.
 # `make bench` builds and runs it; BENCH_ARGS passes options (e.g. BENCH_ARGS='--reps 9').
 noinst_PROGRAMS += bench/plan_time
 bench_plan_time_SOURCES = bench/plan_time.c

@@ -5,7 +5,9 @@
 # at odd and even rank counts (compare.sh covers direct at every count). The forwarding
 # families also run with element-cutting units: transpose with 3- and 5-byte grains and
 # forward with 7- and 100-byte packets cut int, double, struct and vector elements between
-# pieces that reach their target from different ranks.
+# pieces that reach their target from different ranks. Every family also runs under
+# HRELAY_DUPLEX=half (the report's config must say so), and the forwarding families at 16 ranks
+# (oversubscribed on small machines: a correctness test, kept to a few cases).
 . "${srcdir:-.}/tests/mpi/common.sh"
 
 # family_run N CASES EXPECT [VAR=VALUE ...]: compare on N ranks under the given settings; the
@@ -38,4 +40,21 @@ family_run 5 24 forward HRELAY_ALGO=forward
 family_run 8 20 forward HRELAY_ALGO=forward
 family_run 3 30 forward HRELAY_ALGO=forward HRELAY_PACKET=7 HRELAY_WINDOW=1
 family_run 6 20 forward HRELAY_ALGO=forward HRELAY_PACKET=100 HRELAY_WINDOW=2
+
+# half duplex: each family's plans in the half-duplex model
+half_run() {
+    family_run "$@" HRELAY_DUPLEX=half
+    grep -q '"duplex": "half"' "$HR_TMP/report.json" ||
+        hr_fail "HRELAY_DUPLEX=half not in the report: $(cat "$HR_TMP/report.json")"
+}
+half_run 5 16 direct HRELAY_ALGO=direct
+half_run 4 16 stepwise HRELAY_ALGO=stepwise
+half_run 3 16 greedy HRELAY_ALGO=greedy
+half_run 7 12 transpose HRELAY_ALGO=transpose HRELAY_GRAIN=5
+half_run 8 12 walker-otto,native HRELAY_ALGO=walker-otto
+half_run 4 16 forward HRELAY_ALGO=forward HRELAY_PACKET=100
+
+# 16 ranks
+family_run 16 6 forward HRELAY_ALGO=forward HRELAY_PACKET=100
+family_run 16 6 transpose HRELAY_ALGO=transpose HRELAY_GRAIN=3
 exit 0

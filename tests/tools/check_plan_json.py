@@ -6,10 +6,12 @@ Usage: check_plan_json.py MATRIX PLAN.json [--exact]
 Reads the matrix (P lines of P integers, '#' comments) and the plan, and checks, without any
 hrelay code: ranks in range, no self-transfer, the step constraint of the plan's duplex mode,
 every byte of every off-diagonal message moved from a rank that holds it and delivered to its
-target exactly once, and the model's lower bound (beta * bound bytes). With --exact (a direct plan planned with
---min-step 0) also: bandwidth term (sum over steps of the largest transfer) == lower bound
-max_i max(sent_i, received_i), and steps <= messages + 2P. Exit 0 when all hold, 1 otherwise
-(the first violation is printed).
+target exactly once, the figures the plan states (bandwidth_bytes, lower_bound_bytes, ns,
+max_degree) and the model's lower bound (beta * bound bytes). With --exact (a direct plan
+planned with --min-step 0) also: in full duplex, bandwidth term (sum over steps of the largest
+transfer) == lower bound max_i max(sent_i, received_i) and steps <= messages + 2P; in half
+duplex, bandwidth term <= 3 ceil(h / 2), h = max_i (sent_i + received_i). Exit 0 when all
+hold, 1 otherwise (the first violation is printed).
 """
 import json
 import sys
@@ -99,7 +101,21 @@ def main():
     if half:
         lb = max([a + b for a, b in zip(sent, recv)] + [0])
     nnz = len(holders)
-    if exact:
+    outdeg = [sum(1 for j in range(p) if j != i and m[i][j]) for i in range(p)]
+    indeg = [sum(1 for i in range(p) if i != j and m[i][j]) for j in range(p)]
+    if half:
+        degree = max([a + b for a, b in zip(outdeg, indeg)] + [0])
+    else:
+        degree = max([max(a, b) for a, b in zip(outdeg, indeg)] + [0])
+    stated = {"bandwidth_bytes": bandwidth, "lower_bound_bytes": lb, "ns": len(plan["steps"]),
+              "max_degree": degree}
+    for key, want in stated.items():
+        if plan.get(key) != want:
+            fail("%s is %s, the plan has %d" % (key, plan.get(key), want))
+    if exact and half:
+        if bandwidth > 3 * ((lb + 1) // 2):
+            fail("half duplex: bandwidth term %d > 3 ceil(%d / 2)" % (bandwidth, lb))
+    elif exact:
         if bandwidth != lb:
             fail("bandwidth term %d != lower bound %d" % (bandwidth, lb))
         if len(plan["steps"]) > nnz + 2 * p:

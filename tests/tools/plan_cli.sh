@@ -27,6 +27,20 @@ for p in 1 2 3 5 8 16 33 64 128 256; do
   done
 done
 
+# Half duplex: every family's JSON plan checked from the outside (each rank in at most one
+# transfer per step); exact direct plans within 3 ceil(h / 2).
+for p in 2 5 16 64; do
+  $gen "$p" heavy-tailed $((p + 40)) > "$work/m.txt"
+  for fam in direct stepwise greedy transpose forward; do
+    exact=
+    [ "$fam" = direct ] && exact=--exact
+    if $plan --algo "$fam" --duplex half --packet 1000 --grain 7 --min-step 0 "$work/m.txt" > "$work/p.json" &&
+       grep -q '"duplex": "half"' "$work/p.json" &&
+       $check "$work/m.txt" "$work/p.json" $exact > "$work/out.txt"; then ok
+    else bad "half duplex $fam p=$p: $(cat "$work/out.txt" 2>/dev/null)"; fi
+  done
+done
+
 # Merged plans (minimum step size): still valid, every byte exactly once.
 for p in 64 256; do
   $gen "$p" dense 7 > "$work/m.txt"
@@ -40,18 +54,33 @@ printf '0 5\n3 0\n' > "$work/m.txt"
 out=$($plan --format text --min-step 0 "$work/m.txt")
 if grep -q direct <<<"$out" && grep -q '1\.000' <<<"$out"; then ok; else bad "text summary: $out"; fi
 
-# --algo all: one row per family, each plan verified; walker-otto recognises a block-cyclic
-# redistribution (P = 4, K = 3: global block B goes from rank B mod 4 to rank B / 3 mod 4).
+# --algo all: one row per family (duplex, steps, transfers, bandwidth, bound, ratio, modeled
+# cost), each plan verified; the exact direct row has ratio 1.000 in full duplex; every row is
+# half duplex with --duplex half; walker-otto recognises a block-cyclic redistribution (P = 4,
+# K = 3: global block B goes from rank B mod 4 to rank B / 3 mod 4).
 $gen 12 heavy-tailed 5 > "$work/m.txt"
-out=$($plan --algo all --format text --verify "$work/m.txt")
-rows=0
-for fam in direct stepwise greedy transpose; do
-  grep -qE "^$fam +[0-9]+ +[0-9]+" <<<"$out" && rows=$((rows + 1))
+row='+[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.e-]+$'
+for duplex in full half; do
+  out=$($plan --algo all --duplex $duplex --format text --verify "$work/m.txt")
+  rows=0
+  for fam in direct stepwise greedy transpose; do
+    grep -qE "^$fam +$duplex $row" <<<"$out" && rows=$((rows + 1))
+  done
+  grep -qE "^forward +half $row" <<<"$out" && rows=$((rows + 1))
+  if [ "$rows" -eq 5 ] && grep -q '^walker-otto .*not a cyclic' <<<"$out"; then ok; else bad "--algo all --duplex $duplex: $out"; fi
 done
-if [ "$rows" -eq 4 ] && grep -q '^walker-otto .*not a cyclic' <<<"$out"; then ok; else bad "--algo all: $out"; fi
+if $plan --algo all --format text "$work/m.txt" | grep -qE '^direct +full( +[0-9]+){4} +1\.000 '; then ok
+else bad "--algo all: exact direct ratio"; fi
 printf '1 1 1 0\n1 1 0 1\n1 0 1 1\n0 1 1 1\n' > "$work/bc.txt"
-if $plan --algo all --format text --verify "$work/bc.txt" | grep -qE '^walker-otto +3 '; then ok
+if $plan --algo all --format text --verify "$work/bc.txt" | grep -qE '^walker-otto +full +3 '; then ok
 else bad "--algo all on a block-cyclic matrix: $($plan --algo all --format text "$work/bc.txt")"; fi
+
+# The text summary records NS and TC (stepwise: NS = max degree).
+$gen 16 sparse 11 > "$work/m.txt"
+out=$($plan --algo stepwise --format text "$work/m.txt")
+ns=$(sed -n 's/^steps (NS) *\([0-9]*\).*/\1/p' <<<"$out")
+deg=$(sed -n 's/^max degree *\([0-9]*\).*/\1/p' <<<"$out")
+if [ -n "$ns" ] && [ "$ns" = "$deg" ] && grep -q '^bandwidth (TC) ' <<<"$out"; then ok; else bad "NS/TC text: $out"; fi
 
 # --format svg: a Gantt chart that an SVG renderer turns into a PNG.
 $gen 8 hot-receiver 9 > "$work/m.txt"
@@ -80,6 +109,16 @@ expect_error negative 2 '# c\n0 -1\n2 0\n'
 expect_error non-numeric 2 '0 1\n2 x\n'
 expect_error overflow 1 '0 99999999999999999999999\n1 0\n'
 expect_error too-many-rows 3 '0 1\n1 0\n1 1\n'
+
+# Bad option values: exit status 2 and the option named.
+for args in "--duplex quarter" "--packet 0" "--algo fastest"; do
+  set +e
+  # shellcheck disable=SC2086
+  msg=$($plan $args "$work/m.txt" 2>&1 >/dev/null)
+  rc=$?
+  set -e
+  if [ "$rc" -eq 2 ] && grep -q -- "${args%% *}" <<<"$msg"; then ok; else bad "$args: rc=$rc msg=$msg"; fi
+done
 
 echo "plan_cli: $passes passed, $fails failed"
 [ "$fails" -eq 0 ]

@@ -102,3 +102,99 @@ void tl_check_segment_limit(plan_algo algo, const plan_matrix *m, const plan_opt
     plan_free(&pl);
     plan_free(&full);
 }
+
+size_t tl_max_degree(const plan_matrix *m, plan_duplex duplex)
+{
+    size_t best = 0;
+    for (int v = 0; v < m->p; v++) {
+        size_t out = 0, in = 0;
+        for (int u = 0; u < m->p; u++) {
+            out += u != v && plan_matrix_at(m, v, u) != 0;
+            in += u != v && plan_matrix_at(m, u, v) != 0;
+        }
+        size_t d = duplex == PLAN_DUPLEX_HALF ? out + in : out > in ? out : in;
+        best = d > best ? d : best;
+    }
+    return best;
+}
+
+int tl_whole_messages(const plan_matrix *m, const plan *pl)
+{
+    if (pl->nsegments != plan_matrix_messages(m) || pl->ntransfers != pl->nsegments)
+        return 0;
+    for (size_t t = 0; t < pl->ntransfers; t++)
+        if (pl->transfers[t].nsegs != 1 ||
+            pl->transfers[t].bytes != plan_matrix_at(m, pl->transfers[t].src, pl->transfers[t].dst))
+            return 0;
+    return 1;
+}
+
+long tl_uneven_step(const plan *pl)
+{
+    for (size_t s = 0; s < pl->nsteps; s++)
+        for (size_t t = pl->step_begin[s] + 1; t < pl->step_begin[s + 1]; t++)
+            if (pl->transfers[t].bytes != pl->transfers[pl->step_begin[s]].bytes)
+                return (long)s;
+    return -1;
+}
+
+long tl_non_maximal_step(const plan *pl)
+{
+    /* busy[v]: v sends in the step, busy[p + v]: v receives; half duplex uses one mark */
+    int p = pl->p, half = pl->duplex == PLAN_DUPLEX_HALF;
+    int *busy = calloc(2 * (size_t)p, sizeof *busy);
+    long bad = -1;
+    ck_assert_ptr_nonnull(busy);
+    for (size_t s = 0; s < pl->nsteps && bad < 0; s++) {
+        for (int v = 0; v < 2 * p; v++)
+            busy[v] = 0;
+        for (size_t t = pl->step_begin[s]; t < pl->step_begin[s + 1]; t++)
+            busy[pl->transfers[t].src] = busy[(half ? 0 : p) + pl->transfers[t].dst] = 1;
+        for (size_t t = pl->step_begin[s + 1]; t < pl->ntransfers && bad < 0; t++)
+            if (!busy[pl->transfers[t].src] && !busy[(half ? 0 : p) + pl->transfers[t].dst])
+                bad = (long)s;
+    }
+    free(busy);
+    return bad;
+}
+
+/* Units of u bytes in message i -> j (0 on the diagonal). */
+static uint64_t units(const plan_matrix *m, int i, int j, uint64_t u)
+{
+    return i == j ? 0 : (plan_matrix_at(m, i, j) + u - 1) / u;
+}
+
+uint64_t tl_h_packets(const plan_matrix *m, uint64_t S)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < m->p; i++) {
+        uint64_t x = 0;
+        for (int j = 0; j < m->p; j++)
+            x += units(m, i, j, S) + units(m, j, i, S);
+        h = x > h ? x : h;
+    }
+    return h;
+}
+
+int tl_transpose_bins_ok(const plan_matrix *m, uint64_t g)
+{
+    int p = m->p;
+    for (int a = 0; a < p; a++) {
+        uint64_t sent = 0, recvd = 0;
+        for (int b = 0; b < p; b++) {
+            sent += units(m, a, b, g);
+            recvd += units(m, b, a, g);
+        }
+        for (int k = 0; k < p; k++) {
+            uint64_t bin1 = 0, bin2 = 0; /* rank a's bin k; intermediate k's bin for a */
+            for (int x = 0; x < p; x++) {
+                bin1 += plan_transpose_share(units(m, a, x, g), p, a, x, k);
+                bin2 += plan_transpose_share(units(m, x, a, g), p, x, a, k);
+            }
+            if (2 * (uint64_t)p * bin1 > 2 * sent + (uint64_t)p * p ||
+                2 * (uint64_t)p * bin2 > 2 * recvd + (uint64_t)p * p)
+                return 0;
+        }
+    }
+    return 1;
+}

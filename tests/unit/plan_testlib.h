@@ -34,6 +34,31 @@ void tl_check_deterministic(plan_algo algo, uint64_t seed, int n, int large_perc
  * same error; at exactly that size it gives the unlimited plan. */
 void tl_check_segment_limit(plan_algo algo, const plan_matrix *m, const plan_options *o);
 
+/* The largest number of messages one rank sends or receives (full duplex), or sends plus
+ * receives (half duplex): the fewest steps of any whole-message schedule. Computed here, not
+ * by plan/. */
+size_t tl_max_degree(const plan_matrix *m, plan_duplex duplex);
+
+/* Whether every transfer of pl carries one whole message in one segment, each message once. */
+int tl_whole_messages(const plan_matrix *m, const plan *pl);
+
+/* The first step whose transfers do not all move the same number of bytes, or -1. */
+long tl_uneven_step(const plan *pl);
+
+/* The first step of pl after which a later transfer could have joined it (its ranks free in
+ * that step under pl->duplex), or -1: every step of a greedy plan is a maximal matching. */
+long tl_non_maximal_step(const plan *pl);
+
+/* h of Sanders and Solis-Oba: the largest number of packets of S bytes (the last one of a
+ * message possibly short) a rank sends plus receives. */
+uint64_t tl_h_packets(const plan_matrix *m, uint64_t S);
+
+/* Whether the two-round transpose's dealing of m in grains of g bytes meets Bader, Helman and
+ * JaJa's bounds: rank i's round-1 bin for any intermediate at most sent_i / p + p / 2 grains,
+ * an intermediate's round-2 bin for rank j at most received_j / p + p / 2 (so n / p^2 + p / 2
+ * and h / p + p / 2 for balanced input); counts from plan_transpose_share. */
+int tl_transpose_bins_ok(const plan_matrix *m, uint64_t g);
+
 /* Runs suite s with its test cases basic and props (property tests, allowed 600 s each),
  * printing Check's report. Returns the exit status: EXIT_SUCCESS if every test passed. */
 int tl_run(Suite *s, TCase *basic, TCase *props);

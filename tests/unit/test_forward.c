@@ -6,27 +6,9 @@
 #include <stdlib.h>
 
 #include "plan/plan.h"
+#include "matrix_classes.h"
 #include "plan_testlib.h"
 #include "random_matrix.h"
-
-/* Packets of message i -> j (0 on the diagonal). */
-static uint64_t packets(const plan_matrix *m, int i, int j, uint64_t S)
-{
-    return i == j ? 0 : (plan_matrix_at(m, i, j) + S - 1) / S;
-}
-
-/* h: the largest number of packets a rank sends plus receives. */
-static uint64_t h_of(const plan_matrix *m, uint64_t S)
-{
-    uint64_t h = 0;
-    for (int i = 0; i < m->p; i++) {
-        uint64_t x = 0;
-        for (int j = 0; j < m->p; j++)
-            x += packets(m, i, j, S) + packets(m, j, i, S);
-        h = x > h ? x : h;
-    }
-    return h;
-}
 
 /* Plans m with packet size S and checks the plan with the verifier. */
 static plan forward_checked(const plan_matrix *m, uint64_t S)
@@ -57,16 +39,12 @@ static double ratio(uint64_t T, uint64_t h, uint64_t S)
     return (double)T / (double)S / (double)(h + 1);
 }
 
-/* A p x p matrix of disjoint directed cycles of length len (ranks k len .. k len + len - 1;
- * the p mod len last ranks idle), every message `bytes` long. */
+/* A p x p matrix of disjoint directed cycles of length len (mc_cycles). */
 static plan_matrix cycles(int p, int len, uint64_t bytes)
 {
     plan_matrix m;
     ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
-    for (int i = 0; i < p / len * len; i++) {
-        int base = i / len * len;
-        m.bytes[(size_t)i * p + base + (i - base + 1) % len] = bytes;
-    }
+    mc_cycles(&m, len, bytes);
     return m;
 }
 
@@ -154,7 +132,8 @@ END_TEST
 
 /* Sec. 2.5's instance: P = 3k disjoint 3-cycles with messages of h/2 packets. Without
  * forwarding at most one message of a 3-cycle moves at a time (any two share a rank), so a
- * direct half-duplex schedule needs 3h/2: plan_regular's does. With forwarding: 6/5 (h + 1)
+ * direct half-duplex schedule needs 3h/2: the direct family in half duplex (plan_build) takes
+ * exactly that, as does plan_regular's 1-factorisation. With forwarding: 6/5 (h + 1)
  * for even P, (6/5 + 2/P)(h + 1) for odd P, and never below the paper's lower bound
  * 6/5 (1 + 3/(5P - 3)) h for odd P (6/5 h for even). */
 START_TEST(forward_lower_bound_instance)
@@ -165,9 +144,13 @@ START_TEST(forward_lower_bound_instance)
             uint64_t S = sizes[si], half = 200; /* h = 400 packets */
             int p = 3 * k;
             plan_matrix m = cycles(p, 3, half * S);
-            uint64_t h = h_of(&m, S);
+            uint64_t h = tl_h_packets(&m, S);
             ck_assert_uint_eq(h, 2 * half);
-            plan direct;
+            plan_options half_duplex = {.duplex = PLAN_DUPLEX_HALF};
+            plan direct = tl_build_checked(PLAN_ALGO_DIRECT, &m, &half_duplex);
+            ck_assert_int_eq(direct.duplex, PLAN_DUPLEX_HALF);
+            ck_assert_uint_eq(plan_bandwidth_term(&direct), 3 * half * S);
+            plan_free(&direct);
             ck_assert_int_eq(plan_regular(&m, PLAN_DUPLEX_HALF, PLAN_ALGO_DIRECT, &direct, NULL), 0);
             ck_assert_int_eq(plan_verify(&m, &direct, NULL), 0);
             ck_assert_uint_ge(plan_bandwidth_term(&direct), 3 * half * S);
@@ -229,7 +212,7 @@ START_TEST(forward_bounds_random)
             plan_matrix_free(&m);
             break;
         }
-        uint64_t T = plan_bandwidth_term(&pl), h = h_of(&m, S);
+        uint64_t T = plan_bandwidth_term(&pl), h = tl_h_packets(&m, S);
         u128 slack = S % 5 ? (u128)6 * p * pl.nsteps : 0;
         if (!meets_bound(T, h, S, p, slack)) {
             snprintf(msg, sizeof msg, "#%d %s p=%d S=%llu: %.4f (h+1), steps %zu", n,
@@ -264,7 +247,7 @@ START_TEST(forward_cycles)
                 snprintf(msg, sizeof msg, "p=%d len=%d: %s", p, len, err.text);
                 bad = 1;
             } else {
-                uint64_t T = plan_bandwidth_term(&pl), h = h_of(&m, S);
+                uint64_t T = plan_bandwidth_term(&pl), h = tl_h_packets(&m, S);
                 if (!meets_bound(T, h, S, p, S % 5 ? (u128)6 * p * pl.nsteps : 0)) {
                     snprintf(msg, sizeof msg, "p=%d len=%d: %.4f (h+1)", p, len, ratio(T, h, S));
                     bad = 1;

@@ -8,6 +8,7 @@
 #include "plan/local.h"
 #include "plan/plan.h"
 #include "plan/walker_otto.h"
+#include "matrix_classes.h"
 #include "plan_testlib.h"
 #include "random_matrix.h"
 #include "walker_otto_figures.h"
@@ -84,17 +85,6 @@ END_TEST
 /* Percentage of property tests with 41-64 ranks (tl_draw_p). */
 enum { LARGE_P_PERCENT = 5 };
 
-/* The first step whose transfers do not all move the same number of bytes, or -1. (Check's
- * assertions are costly: tight loops test first and assert once.) */
-static ssize_t uneven_step(const plan *pl)
-{
-    for (size_t s = 0; s < pl->nsteps; s++)
-        for (size_t t = pl->step_begin[s] + 1; t < pl->step_begin[s + 1]; t++)
-            if (pl->transfers[t].bytes != pl->transfers[pl->step_begin[s]].bytes)
-                return (ssize_t)s;
-    return -1;
-}
-
 /* The paper's guarantees of the exact direct plan, on 10,000 random matrices of every shape:
  * valid (independent verifier), bandwidth term == lower bound, steps <= messages + 2P, and in
  * each step every transfer moves the same number of bytes. */
@@ -119,8 +109,8 @@ START_TEST(direct_properties_random)
                       (unsigned long long)lb);
         ck_assert_msg(pl.nsteps <= nnz + 2 * (size_t)p, "#%d %s p=%d: %zu steps > %zu + 2p", n,
                       rm_shape_name(shape), p, pl.nsteps, nnz);
-        ck_assert_msg(uneven_step(&pl) < 0, "#%d: step %zd moves different sizes", n,
-                      uneven_step(&pl));
+        ck_assert_msg(tl_uneven_step(&pl) < 0, "#%d: step %ld moves different sizes", n,
+                      tl_uneven_step(&pl));
         plan_free(&pl);
         plan_matrix_free(&m);
     }
@@ -171,6 +161,38 @@ START_TEST(direct_min_step_random)
         plan_free(&pl);
         plan_matrix_free(&m);
     }
+}
+END_TEST
+
+/* With a minimum step, direct keeps whole messages (the greedy schedule) where they stay
+ * within the bound, and splits them where they would not: a dense random matrix goes whole; a
+ * rank forwarding a large message in halves (0 -> 1: H; 1 -> 2, 1 -> 3: H/2 each) would take
+ * 3H/2 whole, so it is split and stays within min_step per step of H. */
+START_TEST(direct_min_step_whole_or_split)
+{
+    uint64_t st = 0x5eed000c;
+    plan_matrix m;
+    ck_assert_int_eq(plan_matrix_init(&m, 48, NULL), 0);
+    random_matrix(&m, RM_DENSE, 1 << 20, &st);
+    plan_options o = {.min_step_bytes = PLAN_MIN_STEP_AUTO};
+    plan pl = tl_build_checked(PLAN_ALGO_DIRECT, &m, &o);
+    ck_assert(tl_whole_messages(&m, &pl));
+    ck_assert_int_eq(pl.algo, PLAN_ALGO_DIRECT);
+    ck_assert_uint_eq(pl.min_step_bytes, plan_auto_min_step(&m));
+    ck_assert_uint_le(plan_bandwidth_term(&pl),
+                      plan_matrix_lower_bound(&m, PLAN_DUPLEX_FULL) + pl.min_step_bytes * pl.nsteps);
+    plan_free(&pl);
+    plan_matrix_free(&m);
+
+    const uint64_t H = 1 << 20, v[16] = {0, H, 0, 0, /**/ 0, 0, H / 2, H / 2, /**/ 0, 0, 0, 0,
+                                         /**/ 0, 0, 0, 0};
+    m = literal(4, v);
+    pl = plan_checked(&m, H / 64);
+    ck_assert(!tl_whole_messages(&m, &pl));
+    ck_assert_uint_le(plan_bandwidth_term(&pl), H + H / 64 * pl.nsteps);
+    ck_assert_uint_lt(plan_bandwidth_term(&pl), H + H / 2);
+    plan_free(&pl);
+    plan_matrix_free(&m);
 }
 END_TEST
 
@@ -342,53 +364,6 @@ START_TEST(local_view)
 }
 END_TEST
 
-/* The largest number of messages any rank sends or receives (the maximum degree). */
-static size_t max_degree(const plan_matrix *m)
-{
-    size_t best = 0;
-    for (int v = 0; v < m->p; v++) {
-        size_t out = 0, in = 0;
-        for (int u = 0; u < m->p; u++) {
-            out += u != v && plan_matrix_at(m, v, u) != 0;
-            in += u != v && plan_matrix_at(m, u, v) != 0;
-        }
-        best = out > best ? out : best;
-        best = in > best ? in : best;
-    }
-    return best;
-}
-
-/* Whether every transfer of pl carries one whole message in one segment. */
-static int whole_messages(const plan_matrix *m, const plan *pl)
-{
-    if (pl->nsegments != plan_matrix_messages(m) || pl->ntransfers != pl->nsegments)
-        return 0;
-    for (size_t t = 0; t < pl->ntransfers; t++)
-        if (pl->transfers[t].nsegs != 1 ||
-            pl->transfers[t].bytes != plan_matrix_at(m, pl->transfers[t].src, pl->transfers[t].dst))
-            return 0;
-    return 1;
-}
-
-/* The first step of pl after which a message sent later could have joined it (both its ranks
- * idle in that step), or -1: each step of a greedy plan is a maximal matching. */
-static ssize_t non_maximal_step(const plan *pl)
-{
-    int *busy = calloc(2 * (size_t)pl->p, sizeof *busy);
-    ssize_t bad = -1;
-    for (size_t s = 0; s < pl->nsteps && bad < 0; s++) {
-        for (int v = 0; v < 2 * pl->p; v++)
-            busy[v] = 0;
-        for (size_t t = pl->step_begin[s]; t < pl->step_begin[s + 1]; t++)
-            busy[pl->transfers[t].src] = busy[pl->p + pl->transfers[t].dst] = 1;
-        for (size_t t = pl->step_begin[s + 1]; t < pl->ntransfers && bad < 0; t++)
-            if (!busy[pl->transfers[t].src] && !busy[pl->p + pl->transfers[t].dst])
-                bad = (ssize_t)s;
-    }
-    free(busy);
-    return bad;
-}
-
 /* Stepwise: valid, whole messages, and exactly max-degree steps (NS optimal, König). Greedy:
  * valid, whole messages, each step a maximal matching of what is left, at least max-degree
  * steps. Both on random matrices of every shape. */
@@ -406,13 +381,13 @@ START_TEST(stepwise_and_greedy_random)
         ck_assert_msg(plan_verify(&m, &sw, &err) == 0, "#%d stepwise verify: %s", n, err.text);
         ck_assert_msg(plan_greedy(&m, &gr, &err) == 0, "greedy: %s", err.text);
         ck_assert_msg(plan_verify(&m, &gr, &err) == 0, "#%d greedy verify: %s", n, err.text);
-        size_t delta = max_degree(&m);
+        size_t delta = tl_max_degree(&m, PLAN_DUPLEX_FULL);
         ck_assert_msg(sw.nsteps == delta, "#%d %s p=%d: stepwise NS %zu != max degree %zu", n,
                       rm_shape_name((rm_shape)(n % RM_SHAPES)), p, sw.nsteps, delta);
-        ck_assert_msg(whole_messages(&m, &sw) && whole_messages(&m, &gr), "#%d: split message", n);
+        ck_assert_msg(tl_whole_messages(&m, &sw) && tl_whole_messages(&m, &gr), "#%d: split message", n);
         ck_assert_uint_ge(gr.nsteps, delta);
-        ck_assert_msg(non_maximal_step(&gr) < 0, "#%d: greedy step %zd not maximal", n,
-                      non_maximal_step(&gr));
+        ck_assert_msg(tl_non_maximal_step(&gr) < 0, "#%d: greedy step %ld not maximal", n,
+                      tl_non_maximal_step(&gr));
         ck_assert_int_eq(sw.algo, PLAN_ALGO_STEPWISE);
         ck_assert_int_eq(gr.algo, PLAN_ALGO_GREEDY);
         plan_free(&sw);
@@ -470,17 +445,6 @@ START_TEST(walker_otto_schedule_properties)
 }
 END_TEST
 
-/* The byte matrix of redistributing `cycles` cycles of P*K blocks of `block` bytes from
- * cyclic(r) to cyclic(K r), built block by block. */
-static void block_cyclic_matrix(plan_matrix *m, int K, uint64_t block, int cycles)
-{
-    int P = m->p;
-    for (size_t e = 0; e < (size_t)P * P; e++)
-        m->bytes[e] = 0;
-    for (uint64_t B = 0; B < (uint64_t)P * K * cycles; B++)
-        m->bytes[(B % P) * P + (B / K) % P] += block;
-}
-
 /* Block-cyclic redistributions are recognised, planned in at most K permutation steps of equal
  * transfers, and pass the verifier; other shapes are not taken for them. */
 START_TEST(walker_otto_recognised_and_planned)
@@ -492,7 +456,7 @@ START_TEST(walker_otto_recognised_and_planned)
         int cycles = 1 + (int)rm_below(&st, 3);
         plan_matrix m;
         ck_assert_int_eq(plan_matrix_init(&m, P, NULL), 0);
-        block_cyclic_matrix(&m, K, block, cycles);
+        mc_block_cyclic(&m, K, block, cycles);
         int k_found;
         uint64_t unit;
         ck_assert_msg(plan_wo_recognise(&m, &k_found, &unit), "P=%d K=%d not recognised", P, K);
@@ -502,7 +466,7 @@ START_TEST(walker_otto_recognised_and_planned)
         ck_assert_msg(plan_walker_otto(&m, &pl, &err) == 0, "P=%d K=%d: %s", P, K, err.text);
         ck_assert_msg(plan_verify(&m, &pl, &err) == 0, "P=%d K=%d verify: %s", P, K, err.text);
         ck_assert_uint_le(pl.nsteps, (size_t)k_found);
-        ck_assert_msg(uneven_step(&pl) < 0, "P=%d K=%d: unequal transfers in a step", P, K);
+        ck_assert_msg(tl_uneven_step(&pl) < 0, "P=%d K=%d: unequal transfers in a step", P, K);
         plan_free(&pl);
         /* a random dense matrix is no redistribution */
         random_matrix(&m, RM_DENSE, 1 << 20, &st);
@@ -570,12 +534,6 @@ START_TEST(regular_exchanges)
 }
 END_TEST
 
-/* Grains of message i -> j for grain size g (0 on the diagonal). */
-static uint64_t grains_of(const plan_matrix *m, int i, int j, uint64_t g)
-{
-    return i == j ? 0 : (plan_matrix_at(m, i, j) + g - 1) / g;
-}
-
 /* The two-round transpose on random matrices of every shape and grain: valid (delivery through
  * the intermediates, byte-exact), at most 2(p - 1) steps, and the paper's bounds in grains: a
  * round-1 bin of rank i holds at most sent_i / p + p / 2 grains, a round-2 bin for rank j at
@@ -596,23 +554,7 @@ START_TEST(transpose_random)
         ck_assert_msg(plan_verify(&m, &pl, &err) == 0, "#%d %s p=%d g=%llu: %s", n,
                       rm_shape_name((rm_shape)(n % RM_SHAPES)), p, (unsigned long long)g, err.text);
         ck_assert_uint_le(pl.nsteps, 2 * (size_t)(p - 1));
-        int bad = 0;
-        for (int a = 0; a < p && !bad; a++) {
-            uint64_t sent = 0, recvd = 0;
-            for (int b = 0; b < p; b++) {
-                sent += grains_of(&m, a, b, g);
-                recvd += grains_of(&m, b, a, g);
-            }
-            for (int k = 0; k < p && !bad; k++) {
-                uint64_t bin1 = 0, bin2 = 0; /* rank a's bin k; intermediate k's bin for a */
-                for (int x = 0; x < p; x++) {
-                    bin1 += plan_transpose_share(grains_of(&m, a, x, g), p, a, x, k);
-                    bin2 += plan_transpose_share(grains_of(&m, x, a, g), p, x, a, k);
-                }
-                bad |= 2 * p * bin1 > 2 * sent + (uint64_t)p * p;
-                bad |= 2 * p * bin2 > 2 * recvd + (uint64_t)p * p;
-            }
-        }
+        int bad = !tl_transpose_bins_ok(&m, g);
         ck_assert_msg(!bad, "#%d p=%d: a transpose bin exceeds the paper's bound", n, p);
         plan_free(&pl);
         plan_matrix_free(&m);
@@ -727,6 +669,7 @@ int main(void)
     tcase_add_test(props, direct_properties_random);
     tcase_add_test(props, direct_min_step_random);
     tcase_add_test(props, direct_deterministic);
+    tcase_add_test(basic, direct_min_step_whole_or_split);
     tcase_add_test(props, stepwise_and_greedy_random);
     tcase_add_test(props, verifier_rejects_mutations);
     return tl_run(s, basic, props);
