@@ -319,6 +319,7 @@ static int miss(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim
 
     plan_matrix m = {.p = p, .bytes = rec->gather};
     plan_options po = {.min_step_bytes = shim_g.cfg.min_step,
+                       .duplex = shim_g.cfg.duplex,
                        .grain_bytes = shim_grain(shim_g.cfg.grain, size_gcd, dense),
                        .packet_bytes = shim_g.cfg.packet,
                        .max_segments = (size_t)shim_g.cfg.max_plan};

@@ -41,11 +41,19 @@ family_run 8 20 forward HRELAY_ALGO=forward
 family_run 3 30 forward HRELAY_ALGO=forward HRELAY_PACKET=7 HRELAY_WINDOW=1
 family_run 6 20 forward HRELAY_ALGO=forward HRELAY_PACKET=100 HRELAY_WINDOW=2
 
-# half duplex: each family's plans in the half-duplex model
+# half duplex: each family's plans in the half-duplex model (the report's config and every
+# plan the run dumps say so)
 half_run() {
-    family_run "$@" HRELAY_DUPLEX=half
+    local d=$HR_TMP/half-plans
+    rm -rf "$d"
+    family_run "$@" HRELAY_DUPLEX=half HRELAY_DUMP="$d"
     grep -q '"duplex": "half"' "$HR_TMP/report.json" ||
         hr_fail "HRELAY_DUPLEX=half not in the report: $(cat "$HR_TMP/report.json")"
+    ls "$d"/plan-*.json >/dev/null 2>&1 || hr_fail "no plan dumped under HRELAY_DUPLEX=half, $*"
+    local f
+    for f in "$d"/plan-*.json; do
+        grep -q '"duplex": "half"' "$f" || hr_fail "$f is not a half-duplex plan ($*)"
+    done
 }
 half_run 5 16 direct HRELAY_ALGO=direct
 half_run 4 16 stepwise HRELAY_ALGO=stepwise
