@@ -1,6 +1,8 @@
 /* One pattern and size: the buffers of the exchange, PMPI's result, a communicator per
  * candidate, one checked call of every candidate (byte compare with PMPI's result, guard
- * elements between the receive regions included), untimed warm-up calls, the timed rounds --
+ * elements between the receive regions included), untimed warm-up calls (each after a barrier,
+ * as the timed ones, so that auto explores under the conditions it is timed in), the timed
+ * rounds --
  * in repetition r the candidates run in turn starting with the r-th, each call after a
  * barrier, so that drift hits all of them alike -- and a second checked call after them. */
 #include <limits.h>
@@ -338,9 +340,15 @@ int bench_measure(bench_ctx *ctx, const char *pattern, uint64_t bytes, const uin
             active[na++] = k;
             is_active[k] = 1;
         }
-    for (int w = 0; w < o->warmup; w++) /* untimed: auto explores, caches fill */
-        for (int a = 0; a < na; a++)
+    /* untimed: auto explores, caches fill. Each call after a barrier, as the timed ones:
+     * without it, ranks that finished a call early start the next candidate's sends while
+     * the slowest rank still receives, and auto's exploration measured that overlap (up to
+     * twice the timed medians on receiver-bound patterns such as incast or sparse) */
+    for (int w = 0; w < o->warmup; w++)
+        for (int a = 0; a < na; a++) {
+            MPI_Barrier(comms[active[a]]);
             bench_call(o->candidates[active[a]], &x, comms[active[a]]);
+        }
 
     size_t total = (size_t)na * (size_t)o->reps;
     double *t = malloc(sizeof *t * (total + 1) * 3), *cpu = t + total + 1, *span = cpu + total + 1;

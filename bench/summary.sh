@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # summary.sh TABLE.CSV OUTPUT.TXT [--invocation TEXT] [--command TEXT] [--started TEXT]
 #            [--load TEXT] [--ucx-tls TEXT] [--launcher TEXT] [--note TEXT] [--srcdir DIR]
+#            [--hrelay-env TEXT]
 # Prints the README.md of a benchmark run (scripts/bench): the commands, the machine, the CPU
 # use, the median ratios to native and to the lower bound per pattern and size, what auto
-# ran, hrelay's per-call overhead at the smallest size, and the plots.
+# ran and how close it came to the fastest candidate, hrelay's per-call overhead at the
+# smallest size, the targets of issues 4 and 5, and the plots.
 set -euo pipefail
 
 if [[ $# -lt 2 || $1 == -h || $1 == --help ]]; then
-    sed -n '2,6s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+    sed -n '2,8s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
     [[ $# -ge 1 && ($1 == -h || $1 == --help) ]] && exit 0
     exit 2
 fi
@@ -15,7 +17,7 @@ csv=$1
 text=$2
 shift 2
 declare -A opt=([invocation]="" [command]="" [started]="" [load]="" [ucx-tls]="" [launcher]="" [note]=""
-    [srcdir]=.)
+    [srcdir]=. [hrelay-env]="")
 while [[ $# -ge 2 ]]; do
     key=${1#--}
     [[ -n ${opt[$key]+set} ]] || { echo "summary.sh: unknown option $1" >&2; exit 2; }
@@ -151,6 +153,38 @@ targets() {
     }' "$1"
 }
 
+# Issue 4's target on this run: per pattern and size, auto's median against the fastest
+# candidate's median measured in the same run (pmpi excluded: it is native without hrelay).
+auto_vs_best() {
+    awk -F, '
+    NR == 1 { next }
+    !seenp[$1]++ { pats[np++] = $1 }
+    !seens[$1, $3]++ { sizes[$1, ns[$1]++] = $3 }
+    $6 == "ok" { med[$1, $3, $4] = $8; if ($4 == "auto") ran[$1, $3] = $5 }
+    END {
+        print "\n## auto against the fastest candidate (issue 4: within 10 %)\n"
+        print "Medians of this run; `pmpi` is left out (it is `native` without hrelay)."
+        print "A ratio above 1.10 misses the target.\n"
+        print "| pattern | bytes per rank | auto ran | fastest | auto / fastest |"
+        print "|---|---:|---|---|---:|"
+        n = 0; miss = 0
+        for (i = 0; i < np; i++) for (k = 0; k < ns[pats[i]]; k++) {
+            p = pats[i]; s = sizes[p, k]
+            if (!((p, s, "auto") in med)) continue
+            best = ""; bt = 0
+            for (key in med) {
+                split(key, f, SUBSEP)
+                if (f[1] != p || f[2] != s || f[3] == "pmpi") continue
+                if (best == "" || med[key] < bt) { best = f[3]; bt = med[key] }
+            }
+            r = med[p, s, "auto"] / bt
+            n++; if (r > 1.10) miss++
+            printf "| %s | %d | %s | %s | %.2f%s |\n", p, s, ran[p, s], best, r, (r > 1.10 ? " (missed)" : "")
+        }
+        printf "\nauto within 10 %% of the fastest candidate in %d of %d pattern/size pairs.\n", n - miss, n
+    }' "$1"
+}
+
 # The patterns and sizes the benchmark did not run, one line per pattern and reason.
 not_run() {
     sed -n 's/^== \(.*\), \([0-9]*\) bytes per rank: not run: \(.*\)$/\1|\3|\2/p' "$1" |
@@ -205,6 +239,7 @@ echo "## Lower bound and CPU use"
 echo
 grep -m1 '^# link rate' "$text" | sed 's/^# /- /'
 grep -m1 '^# CPU use of the run' "$text" | sed 's/^# /- /'
+[[ -z ${opt[hrelay-env]// /} ]] || echo "- HRELAY_* variables in the environment (forwarded to the ranks): \`${opt[hrelay-env]% }\`"
 grep -m1 -E '^# (every checked|RESULTS DIFFERED)' "$text" | sed 's/^# /- /'
 not_run "$text"
 echo "- the \`cpu_use\` column of table.csv: CPU seconds of all ranks (user + sys) over the wall"
@@ -216,6 +251,7 @@ echo
 echo "## Median time / lower bound"
 table 15 "%.2f"
 auto_and_overhead
+auto_vs_best "$csv"
 half=0
 grep -q '^# link rate.* half duplex bound' "$text" && half=1
 targets "$csv" "$half"
