@@ -154,6 +154,20 @@ static void decide_fixed(shim_comm *rec, shim_slot *s, plan_algo fixed, const pl
     add_candidate(s, PLAN_ALGO_NATIVE, 2);
 }
 
+/* Whether a candidate already in s has a plan of pg's shape: the same steps, segments and
+ * modeled time (families that build the same schedule, as direct, stepwise and greedy do for
+ * small P). Exploration then measures one of them and leaves room for a different one. */
+static int same_shape_planned(const shim_slot *s, const shim_prog *pg)
+{
+    for (int i = 0; i < s->ncand; i++) {
+        const shim_prog *q = s->prog[s->cand[i].algo];
+        if (q && q != pg && q->nsteps == pg->nsteps && q->nsegments == pg->nsegments &&
+            q->model_ps == pg->model_ps)
+            return 1;
+    }
+    return 0;
+}
+
 void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_options *o,
                  plan_native_kind kind)
 {
@@ -203,6 +217,11 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
         if (plan_into(rec, s, a, m, o) != 0)
             continue;
         const shim_prog *pg = s->prog[a];
+        if (same_shape_planned(s, pg)) { /* measuring it again would tell nothing new */
+            shim_prog_release(s->prog[a]);
+            s->prog[a] = NULL;
+            continue;
+        }
         uint64_t t = pg->model_ps + per_call + plan_cost_planning(m, pg->nsegments, cost) / reuse;
         add_candidate(s, a, t);
         best = t < best ? t : best;

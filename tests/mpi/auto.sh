@@ -21,3 +21,19 @@ for n in 3 4; do
     grep -q '"total": {.*"algorithms": {[^}]*"\(direct\|stepwise\|greedy\|transpose\|forward\|walker-otto\)"' \
         "$report" || hr_fail "no plan ran under plans-win.cfg: $(cat "$report")"
 done
+
+# exploration measures one family per distinct schedule: at P = 2 direct, stepwise and greedy
+# build the same plan, so only the first of them (direct) is a candidate, and the other plan
+# that is modeled close (transpose) is measured beside it
+hr_run 2 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_VERBOSE=1 -- ./tests/mpi/sites quiet 20 \
+    >"$HR_TMP/out" 2>"$HR_TMP/err" || hr_fail "sites under plans-win.cfg: $(cat "$HR_TMP/out")"
+line=$(grep '^hrelay: new pattern on 2 ranks (262144 bytes' "$HR_TMP/err") ||
+    hr_fail "no decision line for the 256 KiB pattern: $(cat "$HR_TMP/err")"
+case $line in
+*direct*) ;;
+*) hr_fail "direct is not a candidate: $line" ;;
+esac
+case $line in
+*stepwise* | *greedy*) hr_fail "a family with direct's schedule is a candidate too: $line" ;;
+esac
+exit 0
