@@ -12,19 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Orders doubles. */
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median of n values (sorted in place). */
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "bench/bench.h"
 
 typedef struct exchange {
     int p, bytes;
@@ -119,7 +107,8 @@ int main(int argc, char **argv)
                ran ? ran : "-");
         const char *names[2] = {"MPI_Alltoallv", "MPI_Alltoall"};
         for (int k = 0; k < 2; k++) {
-            double shim = median(t[2 * k], blocks), native = median(t[2 * k + 1], blocks);
+            double shim = bench_quantiles_of(t[2 * k], blocks).median,
+                   native = bench_quantiles_of(t[2 * k + 1], blocks).median;
             printf("  %-14s native %8.3f us   through hrelay %8.3f us   ratio %.3f\n",
                    names[k], native * 1e6, shim * 1e6, shim / native);
         }

@@ -92,6 +92,16 @@ size_t plan_matrix_max_degree(const plan_matrix *m, plan_duplex duplex)
     return best;
 }
 
+uint64_t plan_gcd(uint64_t a, uint64_t b)
+{
+    while (b) {
+        uint64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
 size_t plan_matrix_messages(const plan_matrix *m)
 {
     size_t n = 0;

@@ -48,6 +48,9 @@ size_t plan_matrix_max_degree(const plan_matrix *m, plan_duplex duplex);
 /* Number of non-zero off-diagonal entries (the messages a schedule must move). */
 size_t plan_matrix_messages(const plan_matrix *m);
 
+/* Greatest common divisor of a and b; plan_gcd(0, b) == b. */
+uint64_t plan_gcd(uint64_t a, uint64_t b);
+
 /* Whether every off-diagonal entry is the same non-zero number (then stored in *bytes if
  * bytes is not NULL): a regular exchange, such as any MPI_Alltoall. Needs p >= 2. */
 int plan_matrix_is_uniform(const plan_matrix *m, uint64_t *bytes);

@@ -5,16 +5,6 @@
 #include "plan/plan.h"
 #include "plan/walker_otto.h"
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* The B' in [0, P'K') with B' = k' (mod K') and B' = p' (mod P'), P' and K' coprime (Eq. 7). */
 static uint64_t reduced_block(uint64_t pr, uint64_t kr, uint64_t p1, uint64_t k1)
 {
@@ -26,7 +16,7 @@ static uint64_t reduced_block(uint64_t pr, uint64_t kr, uint64_t p1, uint64_t k1
 
 uint64_t plan_wo_send_block(int P, int K, int k, int p)
 {
-    uint64_t g = gcd_u64((uint64_t)P, (uint64_t)K), pr = (uint64_t)P / g, kr = (uint64_t)K / g;
+    uint64_t g = plan_gcd((uint64_t)P, (uint64_t)K), pr = (uint64_t)P / g, kr = (uint64_t)K / g;
     uint64_t alpha = (uint64_t)p % g, gamma = (uint64_t)k % g;
     uint64_t beta = (alpha + g - gamma) % g;
     uint64_t b1 = reduced_block(pr, kr, (uint64_t)p / g, (uint64_t)k / g);
@@ -35,7 +25,7 @@ uint64_t plan_wo_send_block(int P, int K, int k, int p)
 
 uint64_t plan_wo_recv_block(int P, int K, int k, int q)
 {
-    uint64_t g = gcd_u64((uint64_t)P, (uint64_t)K), pr = (uint64_t)P / g;
+    uint64_t g = plan_gcd((uint64_t)P, (uint64_t)K), pr = (uint64_t)P / g;
     return (uint64_t)K * (uint64_t)q + g * ((uint64_t)k / g) +
            (((uint64_t)q / pr + (uint64_t)k % g) % g); /* Eq. 11 */
 }

@@ -88,23 +88,6 @@ static const plan_algo auto_families[] = {PLAN_ALGO_DIRECT,    PLAN_ALGO_WALKER_
                                           PLAN_ALGO_FORWARD,   PLAN_ALGO_TRANSPOSE};
 enum { NAUTO = sizeof auto_families / sizeof auto_families[0] };
 
-/* The largest number of messages a rank sends or receives in m (no schedule of whole or split
- * messages has fewer steps). */
-static uint64_t max_degree(const plan_matrix *m)
-{
-    uint64_t best = 0;
-    for (int i = 0; i < m->p; i++) {
-        uint64_t out = 0, in = 0;
-        for (int j = 0; j < m->p; j++) {
-            out += j != i && plan_matrix_at(m, i, j) != 0;
-            in += j != i && plan_matrix_at(m, j, i) != 0;
-        }
-        best = out > best ? out : best;
-        best = in > best ? in : best;
-    }
-    return best;
-}
-
 /* Prints the decision for a new pattern (HRELAY_VERBOSE >= 1). */
 static void log_decision(const shim_comm *rec, const shim_slot *s, const plan_matrix *m)
 {
@@ -185,7 +168,8 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     uint64_t reuse = rec->patterns ? rec->calls / rec->patterns : 1;
     reuse = reuse ? reuse : 1;
     uint64_t per_call = agree_ps(rec->p), bound = plan_cost_bound(m, PLAN_DUPLEX_FULL, cost);
-    uint64_t floor_steps = max_degree(m) * cost->step_ps;
+    /* no schedule of whole or split messages has fewer steps than the busiest rank's messages */
+    uint64_t floor_steps = (uint64_t)plan_matrix_max_degree(m, PLAN_DUPLEX_FULL) * cost->step_ps;
     uint64_t set_up = plan_cost_planning(m, plan_matrix_messages(m), cost) / reuse;
     /* before anything is measured, a plan must be modeled SHIM_MODEL_SAFETY percent faster
      * than native to be preferred: native is modeled that much faster */

@@ -127,22 +127,11 @@ static int describe(const shim_args *a, shim_comm *rec, exec_exchange *x, uint64
     return MPI_SUCCESS;
 }
 
-/* Greatest common divisor (gcd(0, b) == b). */
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-    while (b) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 /* This rank's type facts for the HDR_TYPES word. */
 static uint64_t type_facts(const exec_exchange *x, int inplace)
 {
     const exec_type *s = inplace ? &x->recv.type : &x->send.type, *r = &x->recv.type;
-    return 2 * gcd((uint64_t)s->size, (uint64_t)r->size) + (uint64_t)(s->dense && r->dense);
+    return 2 * plan_gcd((uint64_t)s->size, (uint64_t)r->size) + (uint64_t)(s->dense && r->dense);
 }
 
 /* After the allgather: the lowest rank's error class, else SHIM_STATUS_NATIVE if some rank
@@ -160,7 +149,7 @@ static int gathered_status_and_compact(uint64_t *g, int p, uint64_t *size_gcd, i
         int s = (int)(int64_t)h[HDR_STATUS];
         if (s > 0 ? status <= 0 : !status)
             status = s;
-        *size_gcd = gcd(*size_gcd, h[HDR_TYPES] / 2);
+        *size_gcd = plan_gcd(*size_gcd, h[HDR_TYPES] / 2);
         *dense &= (int)(h[HDR_TYPES] & 1);
     }
     for (int i = 0; i < p; i++)
