@@ -3,8 +3,10 @@
  * elements between the receive regions included), untimed warm-up calls (each after a barrier,
  * as the timed ones, so that auto explores under the conditions it is timed in), the timed
  * rounds --
- * in repetition r the candidates run in turn starting with the r-th, each call after a
- * barrier, so that drift hits all of them alike -- and a second checked call after them. */
+ * in every repetition (and warm-up round) the candidates run in an order drawn afresh from
+ * the seed, each call after a barrier, so that drift hits all of them alike and no candidate
+ * always follows the same one (a plan's run leaves caches and the MPI library's queues in
+ * another state than MPI's own exchange does) -- and a second checked call after them. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -216,6 +218,20 @@ static const char *status_of(const check_result *r, const bench_candidate *cd)
     return "ok";
 }
 
+/* Fills order[0 .. na) with a permutation of 0 .. na) for round r of the run seeded with
+ * seed: the same on every rank. */
+static void round_order(uint64_t seed, int r, int *order, int na)
+{
+    uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(r + 1));
+    for (int k = 0; k < na; k++)
+        order[k] = k;
+    for (int k = na - 1; k > 0; k--) { /* Fisher-Yates */
+        int j = (int)(bench_random(&s) % (uint64_t)(k + 1)), tmp = order[k];
+        order[k] = order[j];
+        order[j] = tmp;
+    }
+}
+
 /* The timed rounds of the candidates active[0 .. na) (indices into opts->candidates): on rank
  * 0, t[i] (the call's seconds, max over ranks), cpu[i] (CPU seconds of all ranks around it)
  * and span[i] (the seconds those CPU readings spanned, max over ranks) for i = k * reps + r,
@@ -228,9 +244,11 @@ static int timed_rounds(bench_ctx *ctx, bench_exchange *x, const MPI_Comm *comms
     double *lt = malloc(sizeof *lt * (size_t)total * 3), *lc = lt + total, *ls = lc + total;
     int ok = lt != NULL, all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
-    for (int r = 0; all_ok && r < reps; r++)
+    int order[BENCH_MAX_CANDIDATES];
+    for (int r = 0; all_ok && r < reps; r++) {
+        round_order(ctx->opts->seed, r, order, na);
         for (int step = 0; step < na; step++) {
-            int k = (r + step) % na, c = ctx->opts->candidates[active[k]], i = k * reps + r;
+            int k = order[step], c = ctx->opts->candidates[active[k]], i = k * reps + r;
             MPI_Comm comm = comms[active[k]];
             MPI_Barrier(comm);
             /* the CPU clock is a system call: read it outside the timed span */
@@ -242,6 +260,7 @@ static int timed_rounds(bench_ctx *ctx, bench_exchange *x, const MPI_Comm *comms
             ls[i] = w1 - w0;
             ran[i] = ran_index(bench_ran(ctx->hrelay, c, comm));
         }
+    }
     if (all_ok) {
         MPI_Reduce(lt, t, total, MPI_DOUBLE, MPI_MAX, 0, ctx->comm);
         MPI_Reduce(lc, cpu, total, MPI_DOUBLE, MPI_SUM, 0, ctx->comm);
@@ -344,11 +363,15 @@ int bench_measure(bench_ctx *ctx, const char *pattern, uint64_t bytes, const uin
      * without it, ranks that finished a call early start the next candidate's sends while
      * the slowest rank still receives, and auto's exploration measured that overlap (up to
      * twice the timed medians on receiver-bound patterns such as incast or sparse) */
-    for (int w = 0; w < o->warmup; w++)
-        for (int a = 0; a < na; a++) {
-            MPI_Barrier(comms[active[a]]);
-            bench_call(o->candidates[active[a]], &x, comms[active[a]]);
+    int order[BENCH_MAX_CANDIDATES];
+    for (int w = 0; w < o->warmup; w++) {
+        round_order(o->seed, -1 - w, order, na);
+        for (int step = 0; step < na; step++) {
+            int a = active[order[step]];
+            MPI_Barrier(comms[a]);
+            bench_call(o->candidates[a], &x, comms[a]);
         }
+    }
 
     size_t total = (size_t)na * (size_t)o->reps;
     double *t = malloc(sizeof *t * (total + 1) * 3), *cpu = t + total + 1, *span = cpu + total + 1;

@@ -57,8 +57,14 @@ static void advance(plan_choice *ch)
     ch->next = pick >= 0 ? pick : fastest(ch);
 }
 
+int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct, uint64_t slack_ps)
+{
+    return t_ps <= best_ps || t_ps - best_ps <= slack_ps ||
+           (unsigned __int128)t_ps * 100 <= (unsigned __int128)best_ps * (100u + margin_pct);
+}
+
 void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
-                      uint32_t trials)
+                      uint64_t slack_ps, uint32_t trials)
 {
     memset(ch, 0, sizeof *ch);
     for (int i = 0; i < n; i++) { /* insertion sort: n is at most PLAN_ALGO_COUNT */
@@ -74,10 +80,9 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
         ch->cand[k] = c;
     }
     ch->trials = trials;
-    unsigned __int128 limit = (unsigned __int128)ch->cand[0].model_ps * (100u + margin_pct) / 100u;
     int explore = 0;
     for (int i = 0; i < ch->n && explore < PLAN_CHOICE_EXPLORE_MAX; i++)
-        if (ch->cand[i].model_ps <= limit)
+        if (plan_choice_close(ch->cand[i].model_ps, ch->cand[0].model_ps, margin_pct, slack_ps))
             explore++;
     int native = find(ch, PLAN_ALGO_NATIVE);
     if (native >= explore) { /* move native into the explored prefix, last */
@@ -118,6 +123,18 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps)
     if (measured_ps < c->best_ps)
         c->best_ps = measured_ps;
     advance(ch);
+}
+
+int plan_choice_reopen(plan_choice *ch)
+{
+    if (!ch->settled || ch->reopened || ch->explore < 2 || ch->trials == 0)
+        return 0;
+    for (int i = 0; i < ch->explore; i++)
+        ch->cand[i].runs = ch->cand[i].started = 0;
+    ch->settled = 0;
+    ch->reopened = 1;
+    advance(ch);
+    return 1;
 }
 
 void plan_choice_drop(plan_choice *ch, plan_algo algo)

@@ -29,16 +29,23 @@ typedef struct plan_choice {
     uint32_t trials;                       /* measured calls per explored candidate */
     int next;                              /* index of the candidate the next call runs */
     int settled;                           /* exploration over: cand[next] is final */
+    int reopened;                          /* plan_choice_reopen started a second round */
 } plan_choice;
+
+/* Whether a candidate modeled at t_ps is worth measuring against the best model best_ps: t_ps
+ * is at most margin_pct percent or at most slack_ps picoseconds above it (the slack bounds
+ * what measuring a misjudged candidate can cost in absolute time, so cheap exchanges, where
+ * the model's relative error is largest, are measured more widely). */
+int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct, uint64_t slack_ps);
 
 /* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_ALGO_COUNT, distinct families; runs,
  * started and best_ps are reset). Candidates are ordered by model_ps, ties by family number (native
- * first). Explored: every candidate whose model is at most margin_pct percent above the best,
- * and native whenever it is a candidate, at most PLAN_CHOICE_EXPLORE_MAX (best models first,
- * native kept). With trials == 0 or a single explored candidate the choice is settled on the
- * best model at once. The first call runs the best model. */
+ * first). Explored: every candidate close to the best model (plan_choice_close with margin_pct
+ * and slack_ps), and native whenever it is a candidate, at most PLAN_CHOICE_EXPLORE_MAX (best
+ * models first, native kept). With trials == 0 or a single explored candidate the choice is
+ * settled on the best model at once. The first call runs the best model. */
 void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
-                      uint32_t trials);
+                      uint64_t slack_ps, uint32_t trials);
 
 /* The family the next call should run. */
 plan_algo plan_choice_next(const plan_choice *ch);
@@ -54,6 +61,13 @@ void plan_choice_start(plan_choice *ch, plan_algo algo);
  * or the choice is settled). Once every explored candidate has `trials` measurements the
  * choice settles on the smallest measured time (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps);
+
+/* Starts a second round of measurement among the explored candidates of a choice that
+ * settled by measuring them: each is measured `trials` more times, round-robin as before, and
+ * each candidate's fastest call of either round counts. Once per choice: returns 1 if it
+ * reopened the choice, 0 if it was not settled, was settled without measuring (fewer than two
+ * explored or trials == 0) or was reopened before. */
+int plan_choice_reopen(plan_choice *ch);
 
 /* Removes `algo` from the candidates (it cannot run: planning failed, memory limit); the
  * choice continues among the others and settles if fewer than two explored remain. Never

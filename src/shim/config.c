@@ -19,7 +19,7 @@ static const char *const env_names[] = {
     "HRELAY_PACKET",     "HRELAY_MAX_STAGING", "HRELAY_MAX_PLAN",   "HRELAY_CACHE_SIZE",
     "HRELAY_TUNE",       "HRELAY_TUNE_MARGIN", "HRELAY_RECHECK",    "HRELAY_SITE_DEPTH",
     "HRELAY_CONFIG",     "HRELAY_ALPHA",       "HRELAY_BETA",
-    "HRELAY_DUPLEX"};
+    "HRELAY_DUPLEX",     "HRELAY_TUNE_SLACK"};
 
 /* Appends one printf-style line to warn without overflowing it. */
 static void add_warning(char *warn, size_t cap, const char *fmt, ...)
@@ -250,6 +250,7 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
              cap);
     read_int("HRELAY_TUNE", 0, 100, SHIM_DEFAULT_TUNE, &cfg->tune, warn, cap);
     read_int("HRELAY_TUNE_MARGIN", 0, 10000, SHIM_DEFAULT_MARGIN, &cfg->margin, warn, cap);
+    read_int("HRELAY_TUNE_SLACK", 0, 1000000, SHIM_DEFAULT_SLACK, &cfg->slack_us, warn, cap);
     read_int("HRELAY_RECHECK", 0, 1 << 20, SHIM_DEFAULT_RECHECK, &cfg->recheck, warn, cap);
     read_int("HRELAY_SITE_DEPTH", 1, SHIM_SITE_FRAMES, 1, &cfg->site_depth, warn, cap);
     read_calibration(cfg, warn, cap);

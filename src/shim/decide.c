@@ -82,6 +82,12 @@ static uint64_t agree_ps(int p)
     return 2 * levels * shim_g.cfg.cost.alpha_ps;
 }
 
+/* HRELAY_TUNE_SLACK in picoseconds. */
+static uint64_t slack_ps(void)
+{
+    return (uint64_t)shim_g.cfg.slack_us * 1000000u;
+}
+
 /* Families auto considers, in planning order (the usual winner first). */
 static const plan_algo auto_families[] = {PLAN_ALGO_DIRECT,    PLAN_ALGO_WALKER_OTTO,
                                           PLAN_ALGO_GREEDY,    PLAN_ALGO_STEPWISE,
@@ -100,8 +106,8 @@ static void log_decision(const shim_comm *rec, const shim_slot *s, const plan_ma
                               i < s->choice.explore && !s->choice.settled ? " (measured next)"
                                                                           : "");
     shim_log(1, "new pattern on %d ranks (%llu bytes at most per rank, bound %.3g ms): %s; runs %s",
-             rec->p, (unsigned long long)plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL),
-             (double)plan_cost_bound(m, PLAN_DUPLEX_FULL, &shim_g.cfg.cost) * 1e-9, line,
+             rec->p, (unsigned long long)plan_matrix_lower_bound(m, shim_g.cfg.duplex),
+             (double)plan_cost_bound(m, shim_g.cfg.duplex, &shim_g.cfg.cost) * 1e-9, line,
              plan_algo_name(plan_choice_next(&s->choice)));
 }
 
@@ -167,9 +173,12 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     /* calls per pattern so far on this communicator: what a plan's set-up is spread over */
     uint64_t reuse = rec->patterns ? rec->calls / rec->patterns : 1;
     reuse = reuse ? reuse : 1;
-    uint64_t per_call = agree_ps(rec->p), bound = plan_cost_bound(m, PLAN_DUPLEX_FULL, cost);
-    /* no schedule of whole or split messages has fewer steps than the busiest rank's messages */
-    uint64_t floor_steps = (uint64_t)plan_matrix_max_degree(m, PLAN_DUPLEX_FULL) * cost->step_ps;
+    /* the bound and the fewest steps of the links' duplex mode: no schedule of whole or split
+     * messages has fewer steps than the busiest rank's messages (sent and received ones
+     * together under half duplex) */
+    plan_duplex duplex = shim_g.cfg.duplex;
+    uint64_t per_call = agree_ps(rec->p), bound = plan_cost_bound(m, duplex, cost);
+    uint64_t floor_steps = (uint64_t)plan_matrix_max_degree(m, duplex) * cost->step_ps;
     uint64_t set_up = plan_cost_planning(m, plan_matrix_messages(m), cost) / reuse;
     /* before anything is measured, a plan must be modeled SHIM_MODEL_SAFETY percent faster
      * than native to be preferred: native is modeled that much faster */
@@ -188,15 +197,14 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
         /* the family's most optimistic time: the bound (twice, less the share that stays,
          * for the two rounds of transpose), a step per message of the busiest rank (2 (p - 1)
          * for transpose), the agreement, planning spread over the expected calls; planned
-         * only if that could come within the exploration margin of the best so far */
+         * only if that could come within the exploration margin or slack of the best so far */
         uint64_t optimistic =
             a == PLAN_ALGO_TRANSPOSE
                 ? 2 * (bound / (uint64_t)rec->p) * (uint64_t)(rec->p - 1) +
                       2 * (uint64_t)(rec->p - 1) * cost->step_ps
                 : bound + floor_steps;
         optimistic += per_call + set_up;
-        if ((unsigned __int128)optimistic * 100 >
-            (unsigned __int128)best * (100 + (unsigned)shim_g.cfg.margin))
+        if (!plan_choice_close(optimistic, best, (uint32_t)shim_g.cfg.margin, slack_ps()))
             continue;
         if (plan_into(rec, s, a, m, o) != 0)
             continue;
@@ -220,7 +228,7 @@ void shim_decide_choose(shim_slot *s, uint32_t drop)
         if (!(drop & (1u << s->cand[i].algo)) || s->cand[i].algo == PLAN_ALGO_NATIVE)
             c[n++] = s->cand[i];
     plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin,
-                     fixed ? 0 : (uint32_t)shim_g.cfg.tune);
+                     fixed ? 0 : slack_ps(), fixed ? 0 : (uint32_t)shim_g.cfg.tune);
 }
 
 void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop)

@@ -430,6 +430,20 @@ static void feedback(shim_comm *rec, int timed, uint64_t ps)
     }
 }
 
+/* Measures the candidates of slot s a second time (plan_choice_reopen) once SHIM_REMEASURE
+ * calls have passed since its pattern was new: its first measurements ran in the pattern's
+ * first calls, which the MPI library's cold start can slow down (connections, registration
+ * caches, protocol selection: a plan measured 8x its steady-state time there). Decided from
+ * agreed values only (the call count and the slot's generation), so on every rank alike. */
+static void remeasure(shim_comm *rec, shim_slot *s)
+{
+    if (!s->choice.settled || rec->calls - s->gen < SHIM_REMEASURE ||
+        !plan_choice_reopen(&s->choice))
+        return;
+    shim_log(1, "measuring again on %d ranks, %llu calls after the pattern was new",
+             rec->p, (unsigned long long)(rec->calls - s->gen));
+}
+
 /* Runs family algo (prepared in r) or PMPI; *ps receives the time in picoseconds. Returns an
  * MPI error code. */
 static int execute(const shim_args *a, shim_comm *rec, const exec_exchange *x, call_run *r,
@@ -567,6 +581,7 @@ static int run_agreed(const shim_args *a, shim_comm *rec, shim_site *site, int r
         si = __builtin_ctzll(hit);
         plan_algo algo = plan_choice_next(&rec->slot[si].choice);
         feedback(rec, (int)(w[0] >> SHIM_AGREE_TIMED & 1), w[1]);
+        remeasure(rec, &rec->slot[si]);
         plan_choice_start(&rec->slot[si].choice, algo);
         /* unless every rank prepared the agreed slot (a rank that also matched another slot
          * prepared that one), all prepare it again and agree that it worked */

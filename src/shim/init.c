@@ -140,13 +140,14 @@ void shim_startup(void)
         snprintf(min_step, sizeof min_step, "%llu", (unsigned long long)cfg.min_step);
     shim_log(1,
              "%s on %d ranks: algo=%s duplex=%s min_step=%s window=%d grain=%s packet=%llu "
-             "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% recheck=%d "
+             "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% slack=%dus "
+             "recheck=%d "
              "site_depth=%d costs=%s report=%s dump=%s",
              HRELAY_VERSION_STRING, size, shim_request_name(cfg.algo),
              cfg.duplex == PLAN_DUPLEX_HALF ? "half" : "full", min_step, cfg.window,
              grain, (unsigned long long)cfg.packet, (unsigned long long)cfg.max_staging,
              (unsigned long long)cfg.max_plan, cfg.cache_size, cfg.tune, cfg.margin,
-             cfg.recheck, cfg.site_depth, cfg.calibrated ? cfg.config : "built-in",
+             cfg.slack_us, cfg.recheck, cfg.site_depth, cfg.calibrated ? cfg.config : "built-in",
              cfg.report[0] ? cfg.report : "-", cfg.dump[0] ? cfg.dump : "-");
 }
 

@@ -84,11 +84,12 @@ static void write_config(FILE *f, const shim_config *cfg)
         fputs(", \"grain_bytes\": null", f);
     fprintf(f,
             ", \"packet_bytes\": %llu, \"max_staging_bytes\": %llu, \"max_plan_segments\": %llu, "
-            "\"cache_size\": %d, \"tune\": %d, \"tune_margin_percent\": %d, \"recheck\": %d, "
+            "\"cache_size\": %d, \"tune\": %d, \"tune_margin_percent\": %d, \"tune_slack_us\": %d, "
+            "\"recheck\": %d, "
             "\"site_depth\": %d, \"calibration\": ",
             (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging,
             (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin,
-            cfg->recheck, cfg->site_depth);
+            cfg->slack_us, cfg->recheck, cfg->site_depth);
     json_path(f, cfg->calibrated ? cfg->config : "");
     fputs(", \"cost\": {", f);
     const char *name;

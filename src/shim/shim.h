@@ -55,11 +55,14 @@ enum {
     SHIM_CACHE_MAX = 61,     /* one bit each in the agreement word (bits 0..60) */
     SHIM_DEFAULT_TUNE = 3,   /* HRELAY_TUNE: measured calls per explored candidate */
     SHIM_DEFAULT_MARGIN = 50, /* HRELAY_TUNE_MARGIN: percent above the best model explored */
+    SHIM_DEFAULT_SLACK = 50,  /* HRELAY_TUNE_SLACK: microseconds above the best model explored */
     SHIM_DEFAULT_RECHECK = 256, /* HRELAY_RECHECK: longest run of unchecked native calls */
     SHIM_QUIET_FIRST = 8,    /* the first run of unchecked native calls */
     SHIM_QUIET_AFTER = 4,    /* agreed calls without a plan before native runs unchecked */
     SHIM_SITE_FRAMES = 8,    /* HRELAY_SITE_DEPTH: at most this many frames per call site */
     SHIM_SAMPLE = 16,        /* unchecked calls: time and bytes measured on one in this many */
+    SHIM_REMEASURE = 64,     /* calls after a pattern's first before its candidates are
+                                measured a second time */
     SHIM_MODEL_SAFETY = 10   /* percent a plan must be modeled faster than native to run
                                 before anything is measured */
 };
@@ -79,6 +82,7 @@ typedef struct shim_config {
     int cache_size;           /* HRELAY_CACHE_SIZE: patterns cached per communicator */
     int tune;                 /* HRELAY_TUNE: measured calls per explored candidate (0: off) */
     int margin;               /* HRELAY_TUNE_MARGIN: percent */
+    int slack_us;             /* HRELAY_TUNE_SLACK: microseconds */
     int recheck;              /* HRELAY_RECHECK: longest run of unchecked native calls */
     int site_depth;           /* HRELAY_SITE_DEPTH: frames that name a call site */
     plan_duplex duplex;       /* HRELAY_DUPLEX: the links' model, which plans obey */

@@ -25,7 +25,7 @@ done
 # exploration measures one family per distinct schedule: at P = 2 direct, stepwise and greedy
 # build the same plan, so only the first of them (direct) is a candidate, and the other plan
 # that is modeled close (transpose) is measured beside it
-hr_run 2 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_VERBOSE=1 -- ./tests/mpi/sites quiet 20 \
+hr_run 2 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_VERBOSE=1 -- ./tests/mpi/sites quiet 100 \
     >"$HR_TMP/out" 2>"$HR_TMP/err" || hr_fail "sites under plans-win.cfg: $(cat "$HR_TMP/out")"
 line=$(grep '^hrelay: new pattern on 2 ranks (262144 bytes' "$HR_TMP/err") ||
     hr_fail "no decision line for the 256 KiB pattern: $(cat "$HR_TMP/err")"
@@ -36,4 +36,37 @@ esac
 case $line in
 *stepwise* | *greedy*) hr_fail "a family with direct's schedule is a candidate too: $line" ;;
 esac
+
+# every measured pattern is measured a second time SHIM_REMEASURE (64) calls after it was new
+# (its first calls can run cold), and only once more: 100 calls of each of two patterns
+again=$(grep -cE '^hrelay: measuring again on 2 ranks, (6[4-9]|[7-9][0-9]) calls after the pattern was new' \
+    "$HR_TMP/err")
+measured=$(grep -c '^hrelay: measured on 2 ranks: ' "$HR_TMP/err")
+[ "$again" = 2 ] && [ "$measured" = 4 ] ||
+    hr_fail "expected 2 second rounds and 4 settled measurements: $(cat "$HR_TMP/err")"
+
+# HRELAY_TUNE_SLACK: the 8-byte pattern's plans are modeled about twice MPI's time, outside
+# the 50 % margin but only microseconds slower, so the default slack (50 us) measures them
+# and a slack of 0 does not
+line=$(grep '^hrelay: new pattern on 2 ranks (8 bytes' "$HR_TMP/err") ||
+    hr_fail "no decision line for the 8-byte pattern: $(cat "$HR_TMP/err")"
+case $line in
+*"direct "*"(measured next)"*) ;;
+*) hr_fail "direct not measured within the default slack: $line" ;;
+esac
+hr_run 2 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_VERBOSE=1 HRELAY_TUNE_SLACK=0 -- \
+    ./tests/mpi/sites quiet 20 >"$HR_TMP/out" 2>"$HR_TMP/err" ||
+    hr_fail "sites with HRELAY_TUNE_SLACK=0: $(cat "$HR_TMP/out")"
+line=$(grep '^hrelay: new pattern on 2 ranks (8 bytes' "$HR_TMP/err") ||
+    hr_fail "no decision line for the 8-byte pattern: $(cat "$HR_TMP/err")"
+case $line in
+*"(measured next)"*) hr_fail "measured with HRELAY_TUNE_SLACK=0: $line" ;;
+esac
+
+# under HRELAY_DUPLEX=half the decision's bound is the half-duplex one: a rank's bytes sent
+# and received together (256 KiB each way between 2 ranks)
+hr_run 2 HRELAY_DUPLEX=half HRELAY_VERBOSE=1 -- ./tests/mpi/sites quiet 10 >"$HR_TMP/out" \
+    2>"$HR_TMP/err" || hr_fail "sites with HRELAY_DUPLEX=half: $(cat "$HR_TMP/out")"
+grep -q '^hrelay: new pattern on 2 ranks (524288 bytes at most per rank, bound 0.524 ms)' \
+    "$HR_TMP/err" || hr_fail "half-duplex bound not used: $(cat "$HR_TMP/err")"
 exit 0

@@ -197,7 +197,8 @@ START_TEST(calibration_file)
 END_TEST
 
 /* A choice among four families with the given modeled times. */
-static plan_choice choice_of(const uint64_t *model, uint32_t margin, uint32_t trials)
+static plan_choice choice_slack(const uint64_t *model, uint32_t margin, uint64_t slack,
+                                uint32_t trials)
 {
     const plan_algo algos[4] = {PLAN_ALGO_NATIVE, PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE,
                                 PLAN_ALGO_GREEDY};
@@ -205,8 +206,14 @@ static plan_choice choice_of(const uint64_t *model, uint32_t margin, uint32_t tr
     for (int i = 0; i < 4; i++)
         c[i] = (plan_candidate){.algo = algos[i], .model_ps = model[i]};
     plan_choice ch;
-    plan_choice_init(&ch, c, 4, margin, trials);
+    plan_choice_init(&ch, c, 4, margin, slack, trials);
     return ch;
+}
+
+/* The same without an absolute slack. */
+static plan_choice choice_of(const uint64_t *model, uint32_t margin, uint32_t trials)
+{
+    return choice_slack(model, margin, 0, trials);
 }
 
 START_TEST(choice_explores_then_settles)
@@ -241,6 +248,69 @@ START_TEST(choice_explores_then_settles)
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
     plan_choice_record(&ch, PLAN_ALGO_NATIVE, 1); /* ignored once settled */
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+}
+END_TEST
+
+START_TEST(choice_slack_widens)
+{
+    /* native 100, direct 260, stepwise 290, greedy 1000: margin 50 alone explores native only
+     * (settled at once); a slack of 160 or 170 adds direct (160 above), 159 nothing, 190
+     * stepwise too; margin 200 adds direct and stepwise without a slack */
+    const uint64_t model[4] = {100, 260, 290, 1000};
+    plan_choice ch = choice_slack(model, 50, 0, 3);
+    ck_assert_int_eq(ch.explore, 1);
+    ck_assert_int_eq(ch.settled, 1);
+    ch = choice_slack(model, 50, 170, 3);
+    ck_assert_int_eq(ch.explore, 2);
+    ck_assert_int_eq(ch.settled, 0);
+    ck_assert_int_eq(ch.cand[1].algo, PLAN_ALGO_DIRECT);
+    ch = choice_slack(model, 50, 159, 3);
+    ck_assert_int_eq(ch.explore, 1);
+    ch = choice_slack(model, 50, 160, 3);
+    ck_assert_int_eq(ch.explore, 2);
+    ch = choice_slack(model, 50, 190, 3);
+    ck_assert_int_eq(ch.explore, 3);
+    ch = choice_slack(model, 200, 0, 3);
+    ck_assert_int_eq(ch.explore, 3);
+    /* the predicate itself: either bound suffices, equality included, no wrap-around */
+    ck_assert(plan_choice_close(150, 100, 50, 0));
+    ck_assert(!plan_choice_close(151, 100, 50, 0));
+    ck_assert(plan_choice_close(151, 100, 50, 51));
+    ck_assert(plan_choice_close(50, 100, 0, 0));
+    ck_assert(!plan_choice_close(UINT64_MAX, 1, 10000, UINT64_MAX - 2));
+    ck_assert(plan_choice_close(UINT64_MAX, 1, 0, UINT64_MAX - 1));
+}
+END_TEST
+
+START_TEST(choice_reopens_once)
+{
+    /* native 100, direct 120 explored with 2 trials; round 1 (cold): native 50, direct 90 ->
+     * native; round 2: direct 30 -> direct (each candidate's fastest of both rounds) */
+    const uint64_t model[4] = {100, 120, 1000, 1000};
+    plan_choice ch = choice_of(model, 50, 2);
+    ck_assert_int_eq(plan_choice_reopen(&ch), 0); /* not settled yet */
+    const uint64_t round1[4] = {50, 90, 60, 95}, round2[4] = {70, 30, 80, 40};
+    for (int round = 0; round < 2; round++) {
+        const uint64_t *took = round ? round2 : round1;
+        for (int k = 0; k < 4; k++) {
+            ck_assert_int_eq(ch.settled, 0);
+            plan_algo a = plan_choice_next(&ch);
+            ck_assert_int_eq(a, k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
+            plan_choice_start(&ch, a);
+            plan_choice_record(&ch, a, took[k]);
+        }
+        ck_assert_int_eq(ch.settled, 1);
+        ck_assert_int_eq(plan_choice_next(&ch), round ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
+        ck_assert_int_eq(plan_choice_reopen(&ch), !round); /* once only */
+    }
+    ck_assert_int_eq(ch.cand[0].best_ps, 50);
+    ck_assert_int_eq(ch.cand[1].best_ps, 30);
+    /* settled without measuring: nothing to reopen */
+    ch = choice_of(model, 0, 3);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(plan_choice_reopen(&ch), 0);
+    ch = choice_of(model, 50, 0);
+    ck_assert_int_eq(plan_choice_reopen(&ch), 0);
 }
 END_TEST
 
@@ -296,6 +366,8 @@ int main(void)
     tcase_add_test(basic, saturation);
     tcase_add_test(basic, calibration_file);
     tcase_add_test(basic, choice_explores_then_settles);
+    tcase_add_test(basic, choice_slack_widens);
+    tcase_add_test(basic, choice_reopens_once);
     tcase_add_test(basic, choice_edge_cases);
     tcase_add_test(props, costs_above_bound);
     return tl_run(s, basic, props);
