@@ -179,6 +179,8 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     plan_duplex duplex = shim_g.cfg.duplex;
     uint64_t per_call = agree_ps(rec->p), bound = plan_cost_bound(m, duplex, cost);
     uint64_t floor_steps = (uint64_t)plan_matrix_max_degree(m, duplex) * cost->step_ps;
+    uint64_t half_bound = plan_cost_bound(m, PLAN_DUPLEX_HALF, cost);
+    uint64_t half_steps = (uint64_t)plan_matrix_max_degree(m, PLAN_DUPLEX_HALF) * cost->step_ps;
     uint64_t set_up = plan_cost_planning(m, plan_matrix_messages(m), cost) / reuse;
     /* before anything is measured, a plan must be modeled SHIM_MODEL_SAFETY percent faster
      * than native to be preferred: native is modeled that much faster */
@@ -192,17 +194,17 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
         uint64_t wo_unit;
         if (a == PLAN_ALGO_WALKER_OTTO && !plan_wo_recognise(m, &wo_k, &wo_unit))
             continue;
-        if (a == PLAN_ALGO_FORWARD && shim_g.cfg.duplex != PLAN_DUPLEX_HALF)
-            continue; /* a half-duplex schedule: only where the links are */
         /* the family's most optimistic time: the bound (twice, less the share that stays,
-         * for the two rounds of transpose), a step per message of the busiest rank (2 (p - 1)
+         * for the two rounds of transpose; the half-duplex one for forward, whose steps are
+         * half duplex whatever the links), a step per message of the busiest rank (2 (p - 1)
          * for transpose), the agreement, planning spread over the expected calls; planned
          * only if that could come within the exploration margin or slack of the best so far */
         uint64_t optimistic =
             a == PLAN_ALGO_TRANSPOSE
                 ? 2 * (bound / (uint64_t)rec->p) * (uint64_t)(rec->p - 1) +
                       2 * (uint64_t)(rec->p - 1) * cost->step_ps
-                : bound + floor_steps;
+            : a == PLAN_ALGO_FORWARD ? half_bound + half_steps
+                                     : bound + floor_steps;
         optimistic += per_call + set_up;
         if (!plan_choice_close(optimistic, best, (uint32_t)shim_g.cfg.margin, slack_ps()))
             continue;

@@ -69,4 +69,23 @@ hr_run 2 HRELAY_DUPLEX=half HRELAY_VERBOSE=1 -- ./tests/mpi/sites quiet 10 >"$HR
     2>"$HR_TMP/err" || hr_fail "sites with HRELAY_DUPLEX=half: $(cat "$HR_TMP/out")"
 grep -q '^hrelay: new pattern on 2 ranks (524288 bytes at most per rank, bound 0.524 ms)' \
     "$HR_TMP/err" || hr_fail "half-duplex bound not used: $(cat "$HR_TMP/err")"
+
+# forward (a half-duplex schedule) under full-duplex links: planned where the half-duplex
+# bound is within reach (hot receivers: the hot ranks mostly receive) and measured, not
+# where that bound is twice the full-duplex one (uniform)
+hr_run 4 HRELAY_VERBOSE=1 -- ./bench/alltoallv_bench --patterns hot-receivers,uniform \
+    --sizes 64K --families auto --reps 1 --warmup 2 --rate 1G --quiet >"$HR_TMP/out" \
+    2>"$HR_TMP/err" || hr_fail "benchmark: $(cat "$HR_TMP/out" "$HR_TMP/err")"
+decisions=$(grep '^hrelay: new pattern on 4 ranks' "$HR_TMP/err")
+hot=$(echo "$decisions" | grep '(122880 bytes at most per rank') ||
+    hr_fail "no hot-receivers decision: $decisions"
+uniform=$(echo "$decisions" | grep '(49152 bytes at most per rank') ||
+    hr_fail "no uniform decision: $decisions"
+case $hot in
+*"forward "*"(measured next)"*) ;;
+*) hr_fail "forward not measured on hot-receivers: $hot" ;;
+esac
+case $uniform in
+*forward*) hr_fail "forward a candidate on uniform: $uniform" ;;
+esac
 exit 0
