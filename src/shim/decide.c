@@ -111,6 +111,24 @@ static void log_decision(const shim_comm *rec, const shim_slot *s, const plan_ma
              plan_algo_name(plan_choice_next(&s->choice)));
 }
 
+/* The most optimistic modeled schedule time of family a on m (P ranks), given the bound of
+ * the links' duplex mode and the time of a step per message of the busiest rank (sent and
+ * received ones together under half duplex: no schedule of whole or split messages has fewer
+ * steps). forward's steps are half duplex whatever the links, so its own figures are those of
+ * half duplex; for transpose's two rounds twice the bound less the share that stays, and
+ * 2 (P - 1) steps. */
+static uint64_t optimistic_ps(plan_algo a, const plan_matrix *m, int p, uint64_t bound,
+                              uint64_t steps, const plan_cost_params *cost)
+{
+    if (a == PLAN_ALGO_TRANSPOSE)
+        return 2 * (bound / (uint64_t)p) * (uint64_t)(p - 1) +
+               2 * (uint64_t)(p - 1) * cost->step_ps;
+    if (a == PLAN_ALGO_FORWARD && shim_g.cfg.duplex != PLAN_DUPLEX_HALF)
+        return plan_cost_bound(m, PLAN_DUPLEX_HALF, cost) +
+               (uint64_t)plan_matrix_max_degree(m, PLAN_DUPLEX_HALF) * cost->step_ps;
+    return bound + steps;
+}
+
 /* Records candidate algo with modeled time t in s (its plan, if any, is in s->prog). */
 static void add_candidate(shim_slot *s, plan_algo algo, uint64_t t)
 {
@@ -173,14 +191,9 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     /* calls per pattern so far on this communicator: what a plan's set-up is spread over */
     uint64_t reuse = rec->patterns ? rec->calls / rec->patterns : 1;
     reuse = reuse ? reuse : 1;
-    /* the bound and the fewest steps of the links' duplex mode: no schedule of whole or split
-     * messages has fewer steps than the busiest rank's messages (sent and received ones
-     * together under half duplex) */
     plan_duplex duplex = shim_g.cfg.duplex;
     uint64_t per_call = agree_ps(rec->p), bound = plan_cost_bound(m, duplex, cost);
-    uint64_t floor_steps = (uint64_t)plan_matrix_max_degree(m, duplex) * cost->step_ps;
-    uint64_t half_bound = plan_cost_bound(m, PLAN_DUPLEX_HALF, cost);
-    uint64_t half_steps = (uint64_t)plan_matrix_max_degree(m, PLAN_DUPLEX_HALF) * cost->step_ps;
+    uint64_t steps = (uint64_t)plan_matrix_max_degree(m, duplex) * cost->step_ps;
     uint64_t set_up = plan_cost_planning(m, plan_matrix_messages(m), cost) / reuse;
     /* before anything is measured, a plan must be modeled SHIM_MODEL_SAFETY percent faster
      * than native to be preferred: native is modeled that much faster */
@@ -194,17 +207,10 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
         uint64_t wo_unit;
         if (a == PLAN_ALGO_WALKER_OTTO && !plan_wo_recognise(m, &wo_k, &wo_unit))
             continue;
-        /* the family's most optimistic time: the bound (twice, less the share that stays,
-         * for the two rounds of transpose; the half-duplex one for forward, whose steps are
-         * half duplex whatever the links), a step per message of the busiest rank (2 (p - 1)
-         * for transpose), the agreement, planning spread over the expected calls; planned
-         * only if that could come within the exploration margin or slack of the best so far */
-        uint64_t optimistic =
-            a == PLAN_ALGO_TRANSPOSE
-                ? 2 * (bound / (uint64_t)rec->p) * (uint64_t)(rec->p - 1) +
-                      2 * (uint64_t)(rec->p - 1) * cost->step_ps
-            : a == PLAN_ALGO_FORWARD ? half_bound + half_steps
-                                     : bound + floor_steps;
+        /* planned only if its most optimistic time, with the agreement and the planning
+         * spread over the expected calls, could come within the exploration margin or slack
+         * of the best so far */
+        uint64_t optimistic = optimistic_ps(a, m, rec->p, bound, steps, cost);
         optimistic += per_call + set_up;
         if (!plan_choice_close(optimistic, best, (uint32_t)shim_g.cfg.margin, slack_ps()))
             continue;

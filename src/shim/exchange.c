@@ -430,15 +430,15 @@ static void feedback(shim_comm *rec, int timed, uint64_t ps)
     }
 }
 
-/* Measures the candidates of slot s a second time (plan_choice_reopen) once SHIM_REMEASURE
- * calls have passed since its pattern was new: its first measurements ran in the pattern's
- * first calls, which the MPI library's cold start can slow down (connections, registration
- * caches, protocol selection: a plan measured 8x its steady-state time there). Decided from
- * agreed values only (the call count and the slot's generation), so on every rank alike. */
+/* Measures the candidates of slot s a second time (plan_choice_reopen: only a choice that
+ * settled by measuring, once) when SHIM_REMEASURE calls have passed since its pattern was
+ * new: its first measurements ran in the pattern's first calls, which the MPI library's cold
+ * start can slow down (connections, registration caches, protocol selection: a plan measured
+ * 8x its steady-state time there). Decided from agreed values only (the call count and the
+ * slot's generation), so on every rank alike. */
 static void remeasure(shim_comm *rec, shim_slot *s)
 {
-    if (!s->choice.settled || rec->calls - s->gen < SHIM_REMEASURE ||
-        !plan_choice_reopen(&s->choice))
+    if (rec->calls - s->gen < SHIM_REMEASURE || !plan_choice_reopen(&s->choice))
         return;
     shim_log(1, "measuring again on %d ranks, %llu calls after the pattern was new",
              rec->p, (unsigned long long)(rec->calls - s->gen));

@@ -22,13 +22,19 @@ for n in 3 4; do
         "$report" || hr_fail "no plan ran under plans-win.cfg: $(cat "$report")"
 done
 
+# decision RANKS BYTES: the verbose decision line (in $HR_TMP/err) of the pattern with BYTES at
+# most per rank on RANKS ranks; fails the test if there is none.
+decision() {
+    grep "^hrelay: new pattern on $1 ranks ($2 bytes" "$HR_TMP/err" ||
+        hr_fail "no decision line for the pattern of $2 bytes on $1 ranks: $(cat "$HR_TMP/err")"
+}
+
 # exploration measures one family per distinct schedule: at P = 2 direct, stepwise and greedy
 # build the same plan, so only the first of them (direct) is a candidate, and the other plan
 # that is modeled close (transpose) is measured beside it
 hr_run 2 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_VERBOSE=1 -- ./tests/mpi/sites quiet 100 \
     >"$HR_TMP/out" 2>"$HR_TMP/err" || hr_fail "sites under plans-win.cfg: $(cat "$HR_TMP/out")"
-line=$(grep '^hrelay: new pattern on 2 ranks (262144 bytes' "$HR_TMP/err") ||
-    hr_fail "no decision line for the 256 KiB pattern: $(cat "$HR_TMP/err")"
+line=$(decision 2 262144) || exit 1
 case $line in
 *direct*) ;;
 *) hr_fail "direct is not a candidate: $line" ;;
@@ -48,8 +54,7 @@ measured=$(grep -c '^hrelay: measured on 2 ranks: ' "$HR_TMP/err")
 # HRELAY_TUNE_SLACK: the 8-byte pattern's plans are modeled about twice MPI's time, outside
 # the 50 % margin but only microseconds slower, so the default slack (50 us) measures them
 # and a slack of 0 does not
-line=$(grep '^hrelay: new pattern on 2 ranks (8 bytes' "$HR_TMP/err") ||
-    hr_fail "no decision line for the 8-byte pattern: $(cat "$HR_TMP/err")"
+line=$(decision 2 8) || exit 1
 case $line in
 *"direct "*"(measured next)"*) ;;
 *) hr_fail "direct not measured within the default slack: $line" ;;
@@ -57,8 +62,7 @@ esac
 hr_run 2 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_VERBOSE=1 HRELAY_TUNE_SLACK=0 -- \
     ./tests/mpi/sites quiet 20 >"$HR_TMP/out" 2>"$HR_TMP/err" ||
     hr_fail "sites with HRELAY_TUNE_SLACK=0: $(cat "$HR_TMP/out")"
-line=$(grep '^hrelay: new pattern on 2 ranks (8 bytes' "$HR_TMP/err") ||
-    hr_fail "no decision line for the 8-byte pattern: $(cat "$HR_TMP/err")"
+line=$(decision 2 8) || exit 1
 case $line in
 *"(measured next)"*) hr_fail "measured with HRELAY_TUNE_SLACK=0: $line" ;;
 esac
@@ -76,11 +80,8 @@ grep -q '^hrelay: new pattern on 2 ranks (524288 bytes at most per rank, bound 0
 hr_run 4 HRELAY_VERBOSE=1 -- ./bench/alltoallv_bench --patterns hot-receivers,uniform \
     --sizes 64K --families auto --reps 1 --warmup 2 --rate 1G --quiet >"$HR_TMP/out" \
     2>"$HR_TMP/err" || hr_fail "benchmark: $(cat "$HR_TMP/out" "$HR_TMP/err")"
-decisions=$(grep '^hrelay: new pattern on 4 ranks' "$HR_TMP/err")
-hot=$(echo "$decisions" | grep '(122880 bytes at most per rank') ||
-    hr_fail "no hot-receivers decision: $decisions"
-uniform=$(echo "$decisions" | grep '(49152 bytes at most per rank') ||
-    hr_fail "no uniform decision: $decisions"
+hot=$(decision 4 122880) || exit 1
+uniform=$(decision 4 49152) || exit 1
 case $hot in
 *"forward "*"(measured next)"*) ;;
 *) hr_fail "forward not measured on hot-receivers: $hot" ;;
