@@ -18,17 +18,31 @@ static int find(const plan_choice *ch, plan_algo algo)
     return -1;
 }
 
-/* The explored candidate measured fastest so far (0 if none measured). */
+/* The explored candidate with the smallest score so far (0 if none measured). */
 static int fastest(const plan_choice *ch)
 {
     int best = 0;
     for (int i = 1; i < ch->explore; i++)
-        if (ch->cand[i].best_ps < ch->cand[best].best_ps)
+        if (ch->cand[i].score_ps < ch->cand[best].score_ps)
             best = i;
     return best;
 }
 
-/* Settles on the fastest measured explored candidate (or the best model if none measured). */
+/* The lower middle one of v[0 .. n) (1 <= n <= PLAN_CHOICE_SECOND). */
+static uint64_t lower_median(const uint64_t *v, uint32_t n)
+{
+    uint64_t s[PLAN_CHOICE_SECOND];
+    for (uint32_t i = 0; i < n; i++) { /* insertion sort: n is at most 16 */
+        uint32_t k = i;
+        for (; k > 0 && s[k - 1] > v[i]; k--)
+            s[k] = s[k - 1];
+        s[k] = v[i];
+    }
+    return s[(n - 1) / 2];
+}
+
+/* Settles on the explored candidate with the smallest score (the best model if none
+ * measured). */
 static void settle(plan_choice *ch)
 {
     ch->next = fastest(ch);
@@ -69,9 +83,8 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
     memset(ch, 0, sizeof *ch);
     for (int i = 0; i < n; i++) { /* insertion sort: n is at most PLAN_ALGO_COUNT */
         plan_candidate c = cands[i];
-        c.best_ps = UINT64_MAX;
-        c.runs = 0;
-        c.started = 0;
+        c.best_ps = c.score_ps = UINT64_MAX;
+        c.runs = c.started = 0;
         int k = ch->n++;
         while (k > 0 && before(&c, &ch->cand[k - 1])) {
             ch->cand[k] = ch->cand[k - 1];
@@ -122,6 +135,13 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps)
     c->runs++;
     if (measured_ps < c->best_ps)
         c->best_ps = measured_ps;
+    plan_samples *second = &ch->second[i];
+    if (!ch->reopened)
+        c->score_ps = c->best_ps;
+    else if (second->n < PLAN_CHOICE_SECOND) {
+        second->t[second->n++] = measured_ps;
+        c->score_ps = lower_median(second->t, second->n);
+    }
     advance(ch);
 }
 
@@ -129,8 +149,12 @@ int plan_choice_reopen(plan_choice *ch)
 {
     if (!ch->settled || ch->reopened || ch->explore < 2 || ch->trials == 0)
         return 0;
-    for (int i = 0; i < ch->explore; i++)
-        ch->cand[i].runs = ch->cand[i].started = 0;
+    for (int i = 0; i < ch->explore; i++) {
+        ch->cand[i].runs = ch->cand[i].started = ch->second[i].n = 0;
+        ch->cand[i].score_ps = UINT64_MAX;
+    }
+    if (ch->trials <= (UINT32_MAX - 1) / 2)
+        ch->trials = 2 * ch->trials + 1;
     ch->settled = 0;
     ch->reopened = 1;
     advance(ch);
@@ -145,8 +169,11 @@ void plan_choice_drop(plan_choice *ch, plan_algo algo)
     plan_algo current = plan_choice_next(ch);
     memmove(&ch->cand[i], &ch->cand[i + 1], sizeof ch->cand[0] * (size_t)(ch->n - i - 1));
     ch->n--;
-    if (i < ch->explore)
+    if (i < ch->explore) { /* the explored candidates after it keep their samples */
+        memmove(&ch->second[i], &ch->second[i + 1],
+                sizeof ch->second[0] * (size_t)(ch->explore - i - 1));
         ch->explore--;
+    }
     int at = find(ch, current);
     ch->next = at >= 0 ? at : 0;
     if (ch->settled) {

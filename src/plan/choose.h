@@ -9,27 +9,38 @@
 
 #include "plan/plan.h"
 
-/* At most this many candidates are measured before settling. */
-enum { PLAN_CHOICE_EXPLORE_MAX = 4 };
+/* At most this many candidates are measured before settling; of the second round's calls
+ * of a candidate, the first PLAN_CHOICE_SECOND are kept for their median. */
+enum { PLAN_CHOICE_EXPLORE_MAX = 4, PLAN_CHOICE_SECOND = 16 };
 
 /* One candidate family with its modeled and measured times. */
 typedef struct plan_candidate {
     plan_algo algo;
     uint64_t model_ps; /* modeled time of one call */
-    uint64_t best_ps;  /* fastest measured call; UINT64_MAX before any */
-    uint32_t runs;     /* calls measured */
+    uint64_t best_ps;  /* fastest measured call of either round; UINT64_MAX before any */
+    uint64_t score_ps; /* what the choice compares: best_ps in the first round, the median
+                          of the calls measured so far in the second; UINT64_MAX before any */
+    uint32_t runs;     /* calls measured (in the current round) */
     uint32_t started;  /* calls started while exploring (measurements may arrive later) */
 } plan_candidate;
+
+/* The second round's measured times of one explored candidate (the first PLAN_CHOICE_SECOND). */
+typedef struct plan_samples {
+    uint32_t n;
+    uint64_t t[PLAN_CHOICE_SECOND];
+} plan_samples;
 
 /* The state of one pattern's choice. */
 typedef struct plan_choice {
     int n;                                 /* candidates, best model first */
     plan_candidate cand[PLAN_ALGO_COUNT];
     int explore;                           /* cand[0 .. explore) are measured */
-    uint32_t trials;                       /* measured calls per explored candidate */
+    uint32_t trials;                       /* measured calls per explored candidate and
+                                              round */
     int next;                              /* index of the candidate the next call runs */
     int settled;                           /* exploration over: cand[next] is final */
     int reopened;                          /* plan_choice_reopen started a second round */
+    plan_samples second[PLAN_CHOICE_EXPLORE_MAX]; /* of cand[0 .. explore), in the second round */
 } plan_choice;
 
 /* Whether a candidate modeled at t_ps is worth measuring against the best model best_ps: t_ps
@@ -38,8 +49,8 @@ typedef struct plan_choice {
  * the model's relative error is largest, are measured more widely). */
 int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct, uint64_t slack_ps);
 
-/* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_ALGO_COUNT, distinct families; runs,
- * started and best_ps are reset). Candidates are ordered by model_ps, ties by family number (native
+/* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_ALGO_COUNT, distinct families; the
+ * measured fields are reset). Candidates are ordered by model_ps, ties by family number (native
  * first). Explored: every candidate close to the best model (plan_choice_close with margin_pct
  * and slack_ps), and native whenever it is a candidate, at most PLAN_CHOICE_EXPLORE_MAX (best
  * models first, native kept). With trials == 0 or a single explored candidate the choice is
@@ -59,14 +70,17 @@ void plan_choice_start(plan_choice *ch, plan_algo algo);
 
 /* Records that a call ran `ran` in measured_ps (ignored if `ran` is not an explored candidate
  * or the choice is settled). Once every explored candidate has `trials` measurements the
- * choice settles on the smallest measured time (the lower index on ties). */
+ * choice settles on the smallest score_ps (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps);
 
 /* Starts a second round of measurement among the explored candidates of a choice that
- * settled by measuring them: each is measured `trials` more times, round-robin as before, and
- * each candidate's fastest call of either round counts. Once per choice: returns 1 if it
- * reopened the choice, 0 if it was not settled, was settled without measuring (fewer than two
- * explored or trials == 0) or was reopened before. */
+ * settled by measuring them: each is measured 2 trials + 1 more times (trials becomes that),
+ * round-robin as before, and the choice then settles on the smallest median of a candidate's
+ * second-round calls (the lower middle one of the first PLAN_CHOICE_SECOND): a typical warm
+ * call, which the fastest call would overstate for a candidate whose calls are fast only now
+ * and then, and which a few calls slowed down by the machine cannot move. Once per
+ * choice: returns 1 if it reopened the choice, 0 if it was not settled, was settled without
+ * measuring (fewer than two explored or trials == 0) or was reopened before. */
 int plan_choice_reopen(plan_choice *ch);
 
 /* Removes `algo` from the candidates (it cannot run: planning failed, memory limit); the

@@ -118,7 +118,16 @@ uint64_t plan_cost_native(const plan_matrix *m, plan_native_kind kind, const pla
     return native_scattered(m, c);
 }
 
-uint64_t plan_cost_plan(const plan *pl, const plan_cost_params *c)
+/* Picoseconds for a rank that sends `a` and receives `b` bytes at once: the larger one way,
+ * plus pct - 100 percent of the smaller (pct = 100: full duplex; 200: the two share the link). */
+static uint64_t both_ways_ps(uint64_t a, uint64_t b, uint64_t beta_fs, uint32_t pct)
+{
+    uint64_t big = a > b ? a : b, small = a > b ? b : a;
+    return sat_add(bytes_ps(big, beta_fs, 100), bytes_ps(small, beta_fs, pct - 100));
+}
+
+/* The synchronous model: per step step_ps plus its largest transfer (see plan_cost_plan). */
+static uint64_t steps_in_sequence(const plan *pl, const plan_cost_params *c)
 {
     uint32_t *sends = NULL;
     if (pl->duplex == PLAN_DUPLEX_FULL && c->duplex_pct != 100)
@@ -143,6 +152,50 @@ uint64_t plan_cost_plan(const plan *pl, const plan_cost_params *c)
     return total;
 }
 
+/* The overlapped model of a half-duplex plan on links that carry both directions at once:
+ * the busiest rank's time, its bytes sent and received over the whole plan combined by
+ * both_ways_ps; plus step_ps per step. UINT64_MAX when memory runs out. */
+static uint64_t steps_overlapped(const plan *pl, const plan_cost_params *c)
+{
+    size_t p = (size_t)pl->p;
+    uint64_t *side = calloc(2 * p, sizeof *side); /* bytes sent, then received */
+    if (!side)
+        return UINT64_MAX;
+    for (size_t t = 0; t < pl->ntransfers; t++) {
+        const plan_transfer *x = &pl->transfers[t];
+        side[x->src] = sat_add(side[x->src], x->bytes);
+        side[p + (size_t)x->dst] = sat_add(side[p + (size_t)x->dst], x->bytes);
+    }
+    uint64_t worst = 0;
+    for (size_t r = 0; r < p; r++) {
+        uint64_t t = both_ways_ps(side[r], side[p + r], c->beta_fs, c->duplex_pct);
+        worst = t > worst ? t : worst;
+    }
+    free(side);
+    return sat_add(worst, sat_mul(c->step_ps, pl->nsteps));
+}
+
+uint64_t plan_cost_plan(const plan *pl, const plan_cost_params *c)
+{
+    uint64_t sequence = steps_in_sequence(pl, c);
+    if (pl->duplex != PLAN_DUPLEX_HALF || c->duplex_pct >= 200)
+        return sequence;
+    uint64_t overlapped = steps_overlapped(pl, c);
+    return overlapped < sequence ? overlapped : sequence;
+}
+
+uint64_t plan_cost_overlap_bound(const plan_matrix *m, const plan_cost_params *c)
+{
+    uint32_t pct = c->duplex_pct < 200 ? c->duplex_pct : 200;
+    uint64_t worst = 0;
+    for (int r = 0; r < m->p; r++) {
+        uint64_t t = both_ways_ps(plan_matrix_sent(m, r), plan_matrix_received(m, r),
+                                  c->beta_fs, pct);
+        worst = t > worst ? t : worst;
+    }
+    return worst;
+}
+
 uint64_t plan_cost_bound(const plan_matrix *m, plan_duplex duplex, const plan_cost_params *c)
 {
     return bytes_ps(plan_matrix_lower_bound(m, duplex), c->beta_fs, 100);
@@ -152,6 +205,20 @@ uint64_t plan_cost_planning(const plan_matrix *m, size_t nsegments, const plan_c
 {
     uint64_t units = sat_add(sat_mul((uint64_t)m->p, (uint64_t)m->p), nsegments);
     return sat_mul(units, c->plan_ps);
+}
+
+uint64_t plan_cost_planning_forward(const plan_matrix *m, uint64_t packet_bytes,
+                                    const plan_cost_params *c)
+{
+    uint64_t packets = 0;
+    for (int i = 0; i < m->p; i++)
+        for (int j = 0; j < m->p; j++) {
+            uint64_t b = i == j ? 0 : plan_matrix_at(m, i, j);
+            packets = sat_add(packets, b / packet_bytes + (b % packet_bytes != 0));
+        }
+    return sat_mul(sat_add(sat_mul((uint64_t)m->p, (uint64_t)m->p),
+                           sat_mul(packets, PLAN_COST_FORWARD_UNITS)),
+                   c->plan_ps);
 }
 
 uint64_t plan_cost_gather(int p, const plan_cost_params *c)

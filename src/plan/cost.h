@@ -58,8 +58,18 @@ uint64_t plan_cost_native(const plan_matrix *m, plan_native_kind kind,
 
 /* Modeled time in picoseconds of running pl with hrelay's executor: per step step_ps plus
  * beta times its largest transfer, weighted by duplex_pct in full-duplex plans where some
- * rank both sends and receives in the step. Saturates at UINT64_MAX. */
+ * rank both sends and receives in the step. A half-duplex plan on links with duplex_pct < 200
+ * (both directions at once, at least in part) may take less: the executor's window lets a
+ * rank's sends and receives of neighbouring steps run together, so its time is the smaller of
+ * that sum and the busiest rank's time: the larger of its bytes sent and received over the
+ * plan plus duplex_pct - 100 percent of the smaller, times beta, plus step_ps per step.
+ * Saturates at UINT64_MAX. */
 uint64_t plan_cost_plan(const plan *pl, const plan_cost_params *c);
+
+/* A lower bound in picoseconds of plan_cost_plan for every half-duplex plan of m: the busiest
+ * rank's bytes sent and received combined as there (the larger one plus min(duplex_pct, 200)
+ * - 100 percent of the smaller), times beta; steps not counted. */
+uint64_t plan_cost_overlap_bound(const plan_matrix *m, const plan_cost_params *c);
 
 /* The lower bound in picoseconds: beta times plan_matrix_lower_bound(m, duplex). */
 uint64_t plan_cost_bound(const plan_matrix *m, plan_duplex duplex, const plan_cost_params *c);
@@ -67,6 +77,22 @@ uint64_t plan_cost_bound(const plan_matrix *m, plan_duplex duplex, const plan_co
 /* Modeled planning time in picoseconds of a plan with nsegments segments for m (plan_ps per
  * matrix entry and per segment). */
 uint64_t plan_cost_planning(const plan_matrix *m, size_t nsegments, const plan_cost_params *c);
+
+/* Planner work per packet of forward's messages, in units of plan_ps (a matrix entry or a
+ * segment of the direct planner). Measured with bench/plan_time on dense matrices (entries
+ * uniform in [1, 1 MiB], packets of 64 KiB, about four transfers per packet): 80 - 170 units
+ * per packet at P = 16, 64 and 128 (the direct planner at 6 - 7 ns per unit, forward at
+ * 0.5 - 1.1 us per packet); docs/planning-time.md has 1.9 and 2.7 us per packet at P = 256
+ * and 1024. An estimate from above where many messages have equal sizes: the planner then
+ * moves many packets per step at once. */
+enum { PLAN_COST_FORWARD_UNITS = 128 };
+
+/* Modeled planning time in picoseconds of forward's plan for m with packets of packet_bytes
+ * (> 0): plan_ps per matrix entry and PLAN_COST_FORWARD_UNITS per packet (each message
+ * counted in whole packets, the last one possibly short). Known before planning, so that a
+ * plan too expensive to build for the calls it would serve is not built. */
+uint64_t plan_cost_planning_forward(const plan_matrix *m, uint64_t packet_bytes,
+                                    const plan_cost_params *c);
 
 /* Modeled time in picoseconds of exchanging the p x p matrix (an allgather of p 8-byte words
  * per rank: ceil(log2 p) latencies plus the bytes every rank receives). */

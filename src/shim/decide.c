@@ -114,9 +114,10 @@ static void log_decision(const shim_comm *rec, const shim_slot *s, const plan_ma
 /* The most optimistic modeled schedule time of family a on m (P ranks), given the bound of
  * the links' duplex mode and the time of a step per message of the busiest rank (sent and
  * received ones together under half duplex: no schedule of whole or split messages has fewer
- * steps). forward's steps are half duplex whatever the links, so its own figures are those of
- * half duplex; for transpose's two rounds twice the bound less the share that stays, and
- * 2 (P - 1) steps. */
+ * steps). forward's steps are half duplex whatever the links: under full-duplex links its
+ * bytes are bounded as plan_cost_plan counts a half-duplex plan there (plan_cost_overlap_bound)
+ * and its steps by the half-duplex degree; for transpose's two rounds twice the bound less the
+ * share that stays, and 2 (P - 1) steps. */
 static uint64_t optimistic_ps(plan_algo a, const plan_matrix *m, int p, uint64_t bound,
                               uint64_t steps, const plan_cost_params *cost)
 {
@@ -124,9 +125,20 @@ static uint64_t optimistic_ps(plan_algo a, const plan_matrix *m, int p, uint64_t
         return 2 * (bound / (uint64_t)p) * (uint64_t)(p - 1) +
                2 * (uint64_t)(p - 1) * cost->step_ps;
     if (a == PLAN_ALGO_FORWARD && shim_g.cfg.duplex != PLAN_DUPLEX_HALF)
-        return plan_cost_bound(m, PLAN_DUPLEX_HALF, cost) +
+        return plan_cost_overlap_bound(m, cost) +
                (uint64_t)plan_matrix_max_degree(m, PLAN_DUPLEX_HALF) * cost->step_ps;
     return bound + steps;
+}
+
+/* Modeled planning time of family a on m, its plan having nsegments segments (before
+ * planning: as many as messages); forward's planner does far more work per byte moved, so its
+ * time is modeled from its packets alone, the same before and after planning. */
+static uint64_t planning_ps(plan_algo a, const plan_matrix *m, const plan_options *o,
+                            size_t nsegments, const plan_cost_params *cost)
+{
+    if (a == PLAN_ALGO_FORWARD)
+        return plan_cost_planning_forward(m, o->packet_bytes, cost);
+    return plan_cost_planning(m, nsegments, cost);
 }
 
 /* Records candidate algo with modeled time t in s (its plan, if any, is in s->prog). */
@@ -194,7 +206,7 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     plan_duplex duplex = shim_g.cfg.duplex;
     uint64_t per_call = agree_ps(rec->p), bound = plan_cost_bound(m, duplex, cost);
     uint64_t steps = (uint64_t)plan_matrix_max_degree(m, duplex) * cost->step_ps;
-    uint64_t set_up = plan_cost_planning(m, plan_matrix_messages(m), cost) / reuse;
+    size_t messages = plan_matrix_messages(m);
     /* before anything is measured, a plan must be modeled SHIM_MODEL_SAFETY percent faster
      * than native to be preferred: native is modeled that much faster */
     uint64_t native =
@@ -211,7 +223,7 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
          * spread over the expected calls, could come within the exploration margin or slack
          * of the best so far */
         uint64_t optimistic = optimistic_ps(a, m, rec->p, bound, steps, cost);
-        optimistic += per_call + set_up;
+        optimistic += per_call + planning_ps(a, m, o, messages, cost) / reuse;
         if (!plan_choice_close(optimistic, best, (uint32_t)shim_g.cfg.margin, slack_ps()))
             continue;
         if (plan_into(rec, s, a, m, o) != 0)
@@ -222,7 +234,7 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
             s->prog[a] = NULL;
             continue;
         }
-        uint64_t t = pg->model_ps + per_call + plan_cost_planning(m, pg->nsegments, cost) / reuse;
+        uint64_t t = pg->model_ps + per_call + planning_ps(a, m, o, pg->nsegments, cost) / reuse;
         add_candidate(s, a, t);
         best = t < best ? t : best;
     }

@@ -424,8 +424,9 @@ static void feedback(shim_comm *rec, int timed, uint64_t ps)
         for (int i = 0; i < s->choice.explore && n < sizeof line; i++)
             n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.3g ms", i ? ", " : "",
                                   plan_algo_name(s->choice.cand[i].algo),
-                                  (double)s->choice.cand[i].best_ps * 1e-9);
-        shim_log(1, "measured on %d ranks: %s; runs %s from now on", rec->p, line,
+                                  (double)s->choice.cand[i].score_ps * 1e-9);
+        shim_log(1, "measured on %d ranks: %s (%s); runs %s from now on", rec->p, line,
+                 s->choice.reopened ? "median of the second round's calls" : "fastest call",
                  plan_algo_name(plan_choice_next(&s->choice)));
     }
 }

@@ -108,6 +108,58 @@ START_TEST(plan_cost_by_hand)
 }
 END_TEST
 
+START_TEST(half_duplex_plan_overlaps)
+{
+    plan pl;
+    plan_cost_params c = simple();
+    ck_assert_int_eq(plan_init(&pl, 4, PLAN_ALGO_FORWARD, PLAN_DUPLEX_HALF, NULL), 0);
+    /* step 0: 0 -> 1 (400), 2 -> 3 (100); step 1: 1 -> 0 (300), 3 -> 2 (100) */
+    const int src[4] = {0, 2, 1, 3}, dst[4] = {1, 3, 0, 2};
+    const uint64_t bytes[4] = {400, 100, 300, 100};
+    for (int t = 0; t < 4; t++) {
+        if (t % 2 == 0)
+            ck_assert_int_eq(plan_begin_step(&pl, NULL), 0);
+        ck_assert_int_eq(plan_add_transfer(&pl, src[t], dst[t], NULL), 0);
+        ck_assert_int_eq(plan_add_segment(&pl, src[t], dst[t], 0, bytes[t], NULL), 0);
+    }
+    /* full-duplex links: rank 0 (and 1) sends 400 while receiving 300 in the other step */
+    ck_assert_uint_eq(plan_cost_plan(&pl, &c), 400 + 2 * 7);
+    c.duplex_pct = 150; /* half of the smaller side on top */
+    ck_assert_uint_eq(plan_cost_plan(&pl, &c), 400 + 150 + 2 * 7);
+    c.duplex_pct = 200; /* half-duplex links: the steps in sequence */
+    ck_assert_uint_eq(plan_cost_plan(&pl, &c), 7 + 400 + 7 + 300);
+    plan_matrix m;
+    ck_assert_int_eq(plan_matrix_init(&m, 4, NULL), 0);
+    for (int t = 0; t < 4; t++)
+        m.bytes[src[t] * 4 + dst[t]] = bytes[t];
+    ck_assert_uint_eq(plan_cost_overlap_bound(&m, &c), 700); /* capped at half duplex */
+    c.duplex_pct = 300;
+    ck_assert_uint_eq(plan_cost_overlap_bound(&m, &c), 700);
+    c.duplex_pct = 120;
+    ck_assert_uint_eq(plan_cost_overlap_bound(&m, &c), 400 + 60);
+    plan_matrix_free(&m);
+    plan_free(&pl);
+}
+END_TEST
+
+START_TEST(planning_by_hand)
+{
+    plan_cost_params c = simple(); /* 3 ps per unit */
+    /* 0 -> 1: 65537 bytes (two packets of 64 KiB), 1 -> 0: 65536 (one), 1 -> 2: 1 (one); the
+     * diagonal is a local copy */
+    const uint64_t v[9] = {7, 65537, 0, 65536, 9, 1, 0, 0, 0};
+    plan_matrix m = literal(3, v);
+    ck_assert_uint_eq(plan_cost_planning(&m, 5, &c), (9 + 5) * 3);
+    ck_assert_uint_eq(plan_cost_planning_forward(&m, 65536, &c),
+                      (9 + 4 * PLAN_COST_FORWARD_UNITS) * 3);
+    ck_assert_uint_eq(plan_cost_planning_forward(&m, 1, &c),
+                      (9 + (65537 + 65536 + 1) * (uint64_t)PLAN_COST_FORWARD_UNITS) * 3);
+    c.plan_ps = UINT64_MAX / 2;
+    ck_assert_uint_eq(plan_cost_planning_forward(&m, 1, &c), UINT64_MAX);
+    plan_matrix_free(&m);
+}
+END_TEST
+
 START_TEST(saturation)
 {
     const uint64_t big = UINT64_MAX / 2;
@@ -143,8 +195,19 @@ START_TEST(costs_above_bound)
         for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
             plan_options o = {.grain_bytes = 64, .packet_bytes = 4096};
             plan pl = tl_build_checked(families[f], &m, &o);
-            ck_assert_uint_ge(plan_cost_plan(&pl, &c), plan_cost_bound(&m, pl.duplex, &c));
-            ck_assert_uint_ge(plan_cost_plan(&pl, &c), pl.nsteps * c.step_ps);
+            uint64_t t = plan_cost_plan(&pl, &c);
+            /* a half-duplex plan on links carrying both directions may overlap its steps */
+            if (pl.duplex == PLAN_DUPLEX_HALF && c.duplex_pct < 200)
+                ck_assert_uint_ge(t, plan_cost_overlap_bound(&m, &c) + pl.nsteps * c.step_ps);
+            else
+                ck_assert_uint_ge(t, plan_cost_bound(&m, pl.duplex, &c));
+            ck_assert_uint_ge(plan_cost_overlap_bound(&m, &c), full);
+            ck_assert_uint_ge(t, pl.nsteps * c.step_ps);
+            if (pl.duplex == PLAN_DUPLEX_HALF) { /* never above its steps in sequence */
+                plan_cost_params seq = c;
+                seq.duplex_pct = 200;
+                ck_assert_uint_le(t, plan_cost_plan(&pl, &seq));
+            }
             plan_free(&pl);
         }
         plan_matrix_free(&m);
@@ -285,14 +348,15 @@ END_TEST
 START_TEST(choice_reopens_once)
 {
     /* native 100, direct 120 explored with 2 trials; round 1 (cold): native 50, direct 90 ->
-     * native; round 2: direct 30 -> direct (each candidate's fastest of both rounds) */
+     * native; round 2, 5 calls each: direct's median 30 against native's 70 -> direct */
     const uint64_t model[4] = {100, 120, 1000, 1000};
     plan_choice ch = choice_of(model, 50, 2);
     ck_assert_int_eq(plan_choice_reopen(&ch), 0); /* not settled yet */
-    const uint64_t round1[4] = {50, 90, 60, 95}, round2[4] = {70, 30, 80, 40};
+    const uint64_t round1[4] = {50, 90, 60, 95},
+                   round2[10] = {70, 30, 80, 40, 60, 35, 75, 25, 65, 45};
     for (int round = 0; round < 2; round++) {
         const uint64_t *took = round ? round2 : round1;
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < (round ? 10 : 4); k++) {
             ck_assert_int_eq(ch.settled, 0);
             plan_algo a = plan_choice_next(&ch);
             ck_assert_int_eq(a, k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
@@ -303,14 +367,102 @@ START_TEST(choice_reopens_once)
         ck_assert_int_eq(plan_choice_next(&ch), round ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
         ck_assert_int_eq(plan_choice_reopen(&ch), !round); /* once only */
     }
+    ck_assert_uint_eq(ch.trials, 5);
     ck_assert_int_eq(ch.cand[0].best_ps, 50);
-    ck_assert_int_eq(ch.cand[1].best_ps, 30);
+    ck_assert_int_eq(ch.cand[1].best_ps, 25);
+    ck_assert_uint_eq(ch.cand[0].score_ps, 70);
+    ck_assert_uint_eq(ch.cand[1].score_ps, 35);
     /* settled without measuring: nothing to reopen */
     ch = choice_of(model, 0, 3);
     ck_assert_int_eq(ch.settled, 1);
     ck_assert_int_eq(plan_choice_reopen(&ch), 0);
     ch = choice_of(model, 50, 0);
     ck_assert_int_eq(plan_choice_reopen(&ch), 0);
+}
+END_TEST
+
+START_TEST(choice_second_round_median)
+{
+    /* native and direct explored with 3 trials. Round 1: native's fastest call 50 against
+     * direct's 90 -> native. Round 2, 7 calls each: native is fast three times and slow four
+     * (median 200), direct steady (median 85): direct, although native's fastest call (40) is
+     * faster; the other way round, three slow calls of native do not make it lose */
+    const uint64_t model[4] = {100, 120, 1000, 1000};
+    const uint64_t round1[6] = {50, 90, 60, 90, 70, 90};
+    const uint64_t slow_native[14] = {40, 80, 200, 85, 45, 90, 200, 80, 200, 85, 50, 90, 200, 85};
+    const uint64_t fast_native[14] = {40, 80, 200, 85, 45, 90, 200, 80, 200, 85, 50, 90, 42, 85};
+    for (int fast = 0; fast < 2; fast++) {
+        plan_choice ch = choice_of(model, 50, 3);
+        for (int round = 0; round < 2; round++) {
+            const uint64_t *took = round ? (fast ? fast_native : slow_native) : round1;
+            for (int k = 0; k < (round ? 14 : 6); k++) {
+                plan_algo a = plan_choice_next(&ch);
+                ck_assert_int_eq(a, k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
+                plan_choice_start(&ch, a);
+                plan_choice_record(&ch, a, took[k]);
+            }
+            ck_assert_int_eq(ch.settled, 1);
+            if (!round) {
+                ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+                ck_assert_uint_eq(ch.cand[0].score_ps, 50);
+                ck_assert_int_eq(plan_choice_reopen(&ch), 1);
+                ck_assert_uint_eq(ch.cand[0].score_ps, UINT64_MAX);
+            }
+        }
+        ck_assert_uint_eq(ch.cand[0].score_ps, fast ? 50 : 200);
+        ck_assert_uint_eq(ch.cand[1].score_ps, 85);
+        ck_assert_uint_eq(ch.cand[0].best_ps, 40); /* the fastest call of either round */
+        ck_assert_int_eq(plan_choice_next(&ch), fast ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
+    }
+    /* an even count takes the lower middle call; only the first PLAN_CHOICE_SECOND count:
+     * 8 trials, so 17 calls each in round 2, of which 16 are kept */
+    plan_choice ch = choice_of(model, 50, 8);
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t k = 0; k < (round ? 34u : 16u); k++) {
+            plan_algo a = plan_choice_next(&ch);
+            uint64_t t = a == PLAN_ALGO_NATIVE ? 100 + k : k < 32 ? 300 - k : 1;
+            plan_choice_start(&ch, a);
+            plan_choice_record(&ch, a, round ? t : 10);
+        }
+        ck_assert_int_eq(ch.settled, 1);
+        ck_assert_int_eq(plan_choice_reopen(&ch), !round);
+    }
+    /* native ran the even k: its first 16 are 100, 102, ..., 130, lower middle 114; direct's
+     * first 16 (odd k < 32): 299, 297, ..., 269, lower middle 283; its 17th call (1) is not
+     * kept */
+    ck_assert_uint_eq(ch.cand[0].score_ps, 114);
+    ck_assert_uint_eq(ch.cand[1].score_ps, 283);
+    ck_assert_uint_eq(ch.cand[1].best_ps, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+
+    /* a candidate dropped in the second round takes its samples along: native, direct and
+     * stepwise explored, 1 trial, so 3 calls each in round 2; after two calls each (native 50,
+     * direct 1, stepwise 30) direct is dropped, and stepwise's median is its own 30 */
+    const uint64_t three[4] = {100, 110, 120, 1000};
+    ch = choice_of(three, 50, 1);
+    for (int k = 0; k < 3; k++) {
+        plan_algo a = plan_choice_next(&ch);
+        plan_choice_start(&ch, a);
+        plan_choice_record(&ch, a, 10);
+    }
+    ck_assert_int_eq(plan_choice_reopen(&ch), 1);
+    for (int k = 0; k < 6; k++) {
+        plan_algo a = plan_choice_next(&ch);
+        plan_choice_start(&ch, a);
+        plan_choice_record(&ch, a, a == PLAN_ALGO_NATIVE ? 50 : a == PLAN_ALGO_DIRECT ? 1 : 30);
+    }
+    plan_choice_drop(&ch, PLAN_ALGO_DIRECT);
+    ck_assert_int_eq(ch.explore, 2);
+    for (int k = 0; k < 2; k++) {
+        plan_algo a = plan_choice_next(&ch);
+        ck_assert_int_ne(a, PLAN_ALGO_DIRECT);
+        plan_choice_start(&ch, a);
+        plan_choice_record(&ch, a, a == PLAN_ALGO_NATIVE ? 50 : 30);
+    }
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(ch.cand[1].algo, PLAN_ALGO_STEPWISE);
+    ck_assert_uint_eq(ch.cand[1].score_ps, 30);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_STEPWISE);
 }
 END_TEST
 
@@ -363,11 +515,14 @@ int main(void)
     tcase_add_test(basic, native_by_hand);
     tcase_add_test(basic, native_alltoall_regimes);
     tcase_add_test(basic, plan_cost_by_hand);
+    tcase_add_test(basic, planning_by_hand);
     tcase_add_test(basic, saturation);
     tcase_add_test(basic, calibration_file);
     tcase_add_test(basic, choice_explores_then_settles);
     tcase_add_test(basic, choice_slack_widens);
     tcase_add_test(basic, choice_reopens_once);
+    tcase_add_test(basic, choice_second_round_median);
+    tcase_add_test(basic, half_duplex_plan_overlaps);
     tcase_add_test(basic, choice_edge_cases);
     tcase_add_test(props, costs_above_bound);
     return tl_run(s, basic, props);
