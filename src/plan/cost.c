@@ -186,14 +186,8 @@ uint64_t plan_cost_plan(const plan *pl, const plan_cost_params *c)
 
 uint64_t plan_cost_overlap_bound(const plan_matrix *m, const plan_cost_params *c)
 {
-    uint32_t pct = c->duplex_pct < 200 ? c->duplex_pct : 200;
-    uint64_t worst = 0;
-    for (int r = 0; r < m->p; r++) {
-        uint64_t t = both_ways_ps(plan_matrix_sent(m, r), plan_matrix_received(m, r),
-                                  c->beta_fs, pct);
-        worst = t > worst ? t : worst;
-    }
-    return worst;
+    uint32_t share = (c->duplex_pct < 200 ? c->duplex_pct : 200) - 100;
+    return bytes_ps(plan_matrix_shared_load(m, share), c->beta_fs, 100);
 }
 
 uint64_t plan_cost_bound(const plan_matrix *m, plan_duplex duplex, const plan_cost_params *c)
@@ -216,9 +210,7 @@ uint64_t plan_cost_planning_forward(const plan_matrix *m, uint64_t packet_bytes,
             uint64_t b = i == j ? 0 : plan_matrix_at(m, i, j);
             packets = sat_add(packets, b / packet_bytes + (b % packet_bytes != 0));
         }
-    return sat_mul(sat_add(sat_mul((uint64_t)m->p, (uint64_t)m->p),
-                           sat_mul(packets, PLAN_COST_FORWARD_UNITS)),
-                   c->plan_ps);
+    return plan_cost_planning(m, sat_mul(packets, PLAN_COST_FORWARD_UNITS), c);
 }
 
 uint64_t plan_cost_gather(int p, const plan_cost_params *c)

@@ -67,8 +67,8 @@ uint64_t plan_cost_native(const plan_matrix *m, plan_native_kind kind,
 uint64_t plan_cost_plan(const plan *pl, const plan_cost_params *c);
 
 /* A lower bound in picoseconds of plan_cost_plan for every half-duplex plan of m: the busiest
- * rank's bytes sent and received combined as there (the larger one plus min(duplex_pct, 200)
- * - 100 percent of the smaller), times beta; steps not counted. */
+ * rank's bytes sent and received combined as there (plan_matrix_shared_load with
+ * min(duplex_pct, 200) - 100 percent of the smaller), times beta; steps not counted. */
 uint64_t plan_cost_overlap_bound(const plan_matrix *m, const plan_cost_params *c);
 
 /* The lower bound in picoseconds: beta times plan_matrix_lower_bound(m, duplex). */

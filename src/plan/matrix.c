@@ -41,19 +41,22 @@ uint64_t plan_matrix_received(const plan_matrix *m, int j)
     return s;
 }
 
-/* The load of a rank that sends s and receives r bytes under duplex. */
-static uint64_t load_of(uint64_t s, uint64_t r, plan_duplex duplex)
+/* The load of a rank that sends s and receives r bytes: the larger plus share_pct percent of
+ * the smaller (rounded down). */
+static uint64_t load_of(uint64_t s, uint64_t r, uint32_t share_pct)
 {
-    return duplex == PLAN_DUPLEX_HALF ? s + r : (s > r ? s : r);
+    uint64_t big = s > r ? s : r, small = s > r ? r : s;
+    return big + (uint64_t)((unsigned __int128)small * share_pct / 100);
 }
 
-uint64_t plan_matrix_lower_bound(const plan_matrix *m, plan_duplex duplex)
+uint64_t plan_matrix_shared_load(const plan_matrix *m, uint32_t share_pct)
 {
     int p = m->p;
     uint64_t best = 0, *sums = calloc(2 * (size_t)p, sizeof *sums); /* sent, then received */
     if (!sums) { /* column by column: slower, needs no memory */
         for (int i = 0; i < p; i++) {
-            uint64_t load = load_of(plan_matrix_sent(m, i), plan_matrix_received(m, i), duplex);
+            uint64_t load =
+                load_of(plan_matrix_sent(m, i), plan_matrix_received(m, i), share_pct);
             best = load > best ? load : best;
         }
         return best;
@@ -67,11 +70,16 @@ uint64_t plan_matrix_lower_bound(const plan_matrix *m, plan_duplex duplex)
         }
     }
     for (int i = 0; i < p; i++) {
-        uint64_t load = load_of(sums[i], sums[p + i], duplex);
+        uint64_t load = load_of(sums[i], sums[p + i], share_pct);
         best = load > best ? load : best;
     }
     free(sums);
     return best;
+}
+
+uint64_t plan_matrix_lower_bound(const plan_matrix *m, plan_duplex duplex)
+{
+    return plan_matrix_shared_load(m, duplex == PLAN_DUPLEX_HALF ? 100 : 0);
 }
 
 size_t plan_matrix_max_degree(const plan_matrix *m, plan_duplex duplex)

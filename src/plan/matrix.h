@@ -41,6 +41,11 @@ uint64_t plan_matrix_received(const plan_matrix *m, int j);
  * max_i (sent_i + received_i). No schedule of point-to-point transfers moves the data in less. */
 uint64_t plan_matrix_lower_bound(const plan_matrix *m, plan_duplex duplex);
 
+/* The largest load of a rank in bytes when share_pct percent of the smaller of what it sends
+ * and receives (rounded down) adds to the larger: 0 is the full-duplex bound, 100 the
+ * half-duplex one, between them links that carry both directions at once in part. */
+uint64_t plan_matrix_shared_load(const plan_matrix *m, uint32_t share_pct);
+
 /* The fewest steps any schedule that sends every message whole needs: the largest number of
  * messages one rank sends or receives (full duplex), or sends plus receives (half duplex). */
 size_t plan_matrix_max_degree(const plan_matrix *m, plan_duplex duplex);

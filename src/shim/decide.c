@@ -132,7 +132,8 @@ static uint64_t optimistic_ps(plan_algo a, const plan_matrix *m, int p, uint64_t
 
 /* Modeled planning time of family a on m, its plan having nsegments segments (before
  * planning: as many as messages); forward's planner does far more work per byte moved, so its
- * time is modeled from its packets alone, the same before and after planning. */
+ * time is modeled from its packets alone (nsegments unused: the same before and after
+ * planning). */
 static uint64_t planning_ps(plan_algo a, const plan_matrix *m, const plan_options *o,
                             size_t nsegments, const plan_cost_params *cost)
 {
@@ -223,7 +224,8 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
          * spread over the expected calls, could come within the exploration margin or slack
          * of the best so far */
         uint64_t optimistic = optimistic_ps(a, m, rec->p, bound, steps, cost);
-        optimistic += per_call + planning_ps(a, m, o, messages, cost) / reuse;
+        uint64_t planning = planning_ps(a, m, o, messages, cost);
+        optimistic += per_call + planning / reuse;
         if (!plan_choice_close(optimistic, best, (uint32_t)shim_g.cfg.margin, slack_ps()))
             continue;
         if (plan_into(rec, s, a, m, o) != 0)
@@ -234,7 +236,9 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
             s->prog[a] = NULL;
             continue;
         }
-        uint64_t t = pg->model_ps + per_call + planning_ps(a, m, o, pg->nsegments, cost) / reuse;
+        if (a != PLAN_ALGO_FORWARD) /* now from the plan's own segments */
+            planning = planning_ps(a, m, o, pg->nsegments, cost);
+        uint64_t t = pg->model_ps + per_call + planning / reuse;
         add_candidate(s, a, t);
         best = t < best ? t : best;
     }
