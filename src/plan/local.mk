@@ -15,6 +15,8 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/forward.c \
 	src/plan/walker_otto.h src/plan/walker_otto.c \
 	src/plan/verify.c \
+	src/plan/hash.h \
+	src/plan/json_out.h src/plan/json_out.c \
 	src/plan/plan_json.c \
 	src/plan/plan_svg.c \
 	src/plan/local.h src/plan/local.c \

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/json_out.h"
 #include "plan/plan.h"
 
 /* A small output buffer in front of a FILE: plans at P = 1024 can have millions of segments,
@@ -35,6 +36,15 @@ static void ob_put(outbuf *ob, const char *s, size_t n)
 static void ob_str(outbuf *ob, const char *s)
 {
     ob_put(ob, s, strlen(s));
+}
+
+/* plan_json_sink over an outbuf: appends n bytes of s, in pieces ob_put takes. */
+static void ob_sink(void *ctx, const char *s, size_t n)
+{
+    for (size_t k; n; s += k, n -= k) {
+        k = n < 256 ? n : 256;
+        ob_put(ctx, s, k);
+    }
 }
 
 /* Appends v in decimal. */
@@ -129,11 +139,11 @@ int plan_write_json(FILE *out, const plan *pl, const plan_matrix *m, const plan_
 
     ob_str(ob, "{\"p\": ");
     ob_u64(ob, (uint64_t)pl->p);
-    ob_str(ob, ", \"algorithm\": \"");
-    ob_str(ob, plan_algo_name(pl->algo));
-    ob_str(ob, "\", \"duplex\": \"");
-    ob_str(ob, duplex_name(pl->duplex));
-    ob_str(ob, "\", \"packet_bytes\": "); /* the plan's unit: grain, packet or minimum step */
+    ob_str(ob, ", \"algorithm\": ");
+    plan_json_put_string(ob_sink, ob, plan_algo_name(pl->algo));
+    ob_str(ob, ", \"duplex\": ");
+    plan_json_put_string(ob_sink, ob, duplex_name(pl->duplex));
+    ob_str(ob, ", \"packet_bytes\": "); /* the plan's unit: grain, packet or minimum step */
     ob_u64(ob, pl->packet_bytes ? pl->packet_bytes : pl->min_step_bytes);
     ob_str(ob, ",\n \"bandwidth_bytes\": ");
     ob_u64(ob, f.bandwidth);
