@@ -1,24 +1,12 @@
 /* The plan cache of a communicator: slots of known patterns, matched by this rank's part of
  * the pattern (what it sends, the call's facts, its call site) and agreed over ranks
- * (exchange.c), plus the programs (plans) slots share. Slots change only at agreed points, in
+ * (exchange.c, miss.c), plus the programs (plans) slots share. Slots change only at agreed points, in
  * the same way on every rank. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim/shim.h"
-
-uint64_t shim_hash_words(uint64_t h, const uint64_t *w, size_t n)
-{
-    h = h ? h : 1469598103934665603ULL;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t v = w[i];
-        for (int b = 0; b < 8; b++) {
-            h ^= (v >> (8 * b)) & 0xff;
-            h *= 1099511628211ULL;
-        }
-    }
-    return h;
-}
+#include "shim/cache.h"
+#include "shim/comm.h"
 
 void shim_prog_release(shim_prog *p)
 {
@@ -28,15 +16,23 @@ void shim_prog_release(shim_prog *p)
     free(p);
 }
 
-void shim_slot_clear(shim_comm *rec, shim_slot *s)
+void shim_slot_clear(shim_slot *s)
 {
-    (void)rec;
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
         shim_prog_release(s->prog[a]);
     uint64_t *row = s->row, *col = s->col;
     memset(s, 0, sizeof *s);
     s->row = row; /* the arrays stay allocated with the slot */
     s->col = col;
+}
+
+void shim_slot_share(shim_slot *s, const shim_slot *src)
+{
+    s->choice = src->choice;
+    s->model_native_ps = src->model_native_ps;
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
+        if ((s->prog[a] = src->prog[a]))
+            s->prog[a]->refs++;
 }
 
 /* Whether the bytes each rank sends this rank (col) fit the receive regions x describes. */
@@ -89,6 +85,6 @@ int shim_cache_victim(shim_comm *rec, int keep)
     }
     if (victim < 0)
         victim = keep; /* a cache of one slot */
-    shim_slot_clear(rec, &rec->slot[victim]);
+    shim_slot_clear(&rec->slot[victim]);
     return victim;
 }

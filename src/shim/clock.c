@@ -4,7 +4,7 @@
  * processor does not promise an invariant counter. */
 #include <time.h>
 
-#include "shim/shim.h"
+#include "shim/clock.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>

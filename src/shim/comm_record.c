@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim/shim.h"
+#include "shim/comm.h"
+#include "shim/log.h"
 
 /* Moves at every record deletion (see shim_comm_epoch). */
 static atomic_uint epoch;
@@ -20,7 +21,7 @@ unsigned shim_comm_epoch(void)
 static void record_free(shim_comm *rec)
 {
     for (int i = 0; i < rec->nslots; i++)
-        shim_slot_clear(rec, &rec->slot[i]);
+        shim_slot_clear(&rec->slot[i]);
     shim_sites_free(&rec->sites);
     free(rec->gather);
     free(rec);
@@ -98,7 +99,7 @@ int shim_comm_gather_buffer(shim_comm *rec)
     return rec->gather ? 0 : -1;
 }
 
-/* Creates the attribute key (see shim.h). */
+/* Creates the attribute key (see comm.h). */
 int shim_comm_keyval_create(int *keyval)
 {
     return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_record, keyval, NULL);
@@ -169,7 +170,7 @@ static shim_comm *record_create(MPI_Comm comm)
     return NULL;
 }
 
-/* The record of comm, created on first use (see shim.h). */
+/* The record of comm, created on first use (see comm.h). */
 shim_comm *shim_comm_get(MPI_Comm comm)
 {
     shim_comm *rec = NULL;
@@ -179,7 +180,7 @@ shim_comm *shim_comm_get(MPI_Comm comm)
     return flag ? rec : record_create(comm);
 }
 
-/* Frees MPI_COMM_WORLD's record (see shim.h). */
+/* Frees MPI_COMM_WORLD's record (see comm.h). */
 void shim_comm_release_world(void)
 {
     void *rec = NULL;

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "exec/exec.h"
-#include "shim/shim.h"
+#include "plan/hash.h"
+#include "shim/settings.h"
 
 enum { WINDOW_MAX = 1024 };
 
@@ -20,6 +21,24 @@ static const char *const env_names[] = {
     "HRELAY_TUNE",       "HRELAY_TUNE_MARGIN", "HRELAY_RECHECK",    "HRELAY_SITE_DEPTH",
     "HRELAY_CONFIG",     "HRELAY_ALPHA",       "HRELAY_BETA",
     "HRELAY_DUPLEX",     "HRELAY_TUNE_SLACK"};
+
+int shim_request_parse(const char *name, int *request)
+{
+    plan_algo a;
+    if (!strcmp(name, "auto")) {
+        *request = SHIM_AUTO;
+        return 0;
+    }
+    if (plan_algo_parse(name, &a) != 0)
+        return -1;
+    *request = (int)a;
+    return 0;
+}
+
+const char *shim_request_name(int request)
+{
+    return request == SHIM_AUTO ? "auto" : plan_algo_name((plan_algo)request);
+}
 
 /* Appends one printf-style line to warn without overflowing it. */
 static void add_warning(char *warn, size_t cap, const char *fmt, ...)
@@ -57,7 +76,7 @@ static int parse_int(const char *s, long lo, long hi, int *out)
     return 0;
 }
 
-/* Parses a byte count with an optional binary suffix (see shim.h). */
+/* Parses a byte count with an optional binary suffix (see settings.h). */
 int shim_parse_bytes(const char *s, uint64_t *out)
 {
     uint64_t v = 0;
@@ -191,7 +210,7 @@ static void read_calibration(shim_config *cfg, char *warn, size_t cap)
     fclose(f);
 }
 
-/* Fills cfg from the environment (see shim.h). */
+/* Fills cfg from the environment (see settings.h). */
 void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
 {
     const char *v;
@@ -262,24 +281,14 @@ void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
     cfg->env_hash = shim_env_hash();
 }
 
-/* FNV-1a over bytes, continuing from h. */
-static uint64_t fnv(uint64_t h, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
-/* Hash of names and values of the HRELAY_* variables (see shim.h). */
+/* Hash of names and values of the HRELAY_* variables (see settings.h). */
 uint64_t shim_env_hash(void)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = PLAN_HASH_START;
     for (size_t i = 0; i < sizeof env_names / sizeof env_names[0]; i++) {
         const char *v = getenv(env_names[i]);
-        h = fnv(h, env_names[i], strlen(env_names[i]) + 1);
-        h = v ? fnv(h, v, strlen(v) + 1) : fnv(h, "\1unset", 7);
+        h = plan_hash_bytes(h, env_names[i], strlen(env_names[i]) + 1);
+        h = v ? plan_hash_bytes(h, v, strlen(v) + 1) : plan_hash_bytes(h, "\1unset", 7);
     }
     return h;
 }

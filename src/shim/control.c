@@ -1,23 +1,10 @@
 /* The tool-facing API of hrelay.h: choosing the family per communicator and reading back
  * which family ran. Both act on the communicator's record only. */
-#include <string.h>
-
 #include "hrelay.h"
-#include "shim/shim.h"
-
-/* Parses an HRELAY_ALGO value into a request (see shim.h). Returns 0, or -1 if unknown. */
-int shim_request_parse(const char *name, int *request)
-{
-    plan_algo a;
-    if (!strcmp(name, "auto")) {
-        *request = SHIM_AUTO;
-        return 0;
-    }
-    if (plan_algo_parse(name, &a) != 0)
-        return -1;
-    *request = (int)a;
-    return 0;
-}
+#include "shim/comm.h"
+#include "shim/settings.h"
+#include "shim/export.h"
+#include "shim/state.h"
 
 /* Whether comm is an intracommunicator hrelay handles. */
 static int handled(MPI_Comm comm)
@@ -52,10 +39,4 @@ SHIM_EXPORT const char *hrelay_last_algorithm(MPI_Comm comm)
         rec->last < 0)
         return NULL;
     return plan_algo_name((plan_algo)rec->last);
-}
-
-/* The name of a request (see shim.h). */
-const char *shim_request_name(int request)
-{
-    return request == SHIM_AUTO ? "auto" : plan_algo_name((plan_algo)request);
 }

@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "plan/walker_otto.h"
-#include "shim/shim.h"
+#include "shim/decide.h"
+#include "shim/dump.h"
+#include "shim/log.h"
+#include "shim/state.h"
 
 uint64_t shim_grain(uint64_t cfg_grain, uint64_t size_gcd, int dense)
 {

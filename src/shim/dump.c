@@ -8,22 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "shim/shim.h"
+#include "plan/hash.h"
+#include "shim/dump.h"
 
-/* FNV-1a hash of the plan's inputs: p, family, minimum step and the matrix. */
+/* The hash of the plan's inputs: p, family, minimum step and the matrix. */
 static uint64_t plan_key(const plan *pl, const plan_matrix *m)
 {
-    uint64_t h = 1469598103934665603ULL;
     uint64_t head[3] = {(uint64_t)m->p, (uint64_t)pl->algo, pl->min_step_bytes};
-    size_t n = (size_t)m->p * (size_t)m->p;
-    for (size_t i = 0; i < 3 + n; i++) {
-        uint64_t v = i < 3 ? head[i] : m->bytes[i - 3];
-        for (int b = 0; b < 8; b++) {
-            h ^= (v >> (8 * b)) & 0xff;
-            h *= 1099511628211ULL;
-        }
-    }
-    return h;
+    uint64_t h = plan_hash_words(PLAN_HASH_START, head, 3);
+    return plan_hash_words(h, m->bytes, (size_t)m->p * (size_t)m->p);
 }
 
 /* Records key in w's set of written plans. Returns 1 if it was new, 0 if already there, -1
@@ -51,7 +44,7 @@ static int remember(shim_world *w, uint64_t key)
     return rc;
 }
 
-/* Writes the plan unless already written (see shim.h). */
+/* Writes the plan unless already written (see dump.h). */
 int shim_dump_plan(shim_world *w, const char *dir, const plan *pl, const plan_matrix *m,
                    const plan_cost_params *cost)
 {

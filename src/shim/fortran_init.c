@@ -5,12 +5,14 @@
  * dlsym(RTLD_NEXT, name), as Darshan does) and start or stop hrelay around it. */
 #include <dlfcn.h>
 
-#include "shim/shim.h"
+#include "shim/fortran.h"
+#include "shim/init.h"
+#include "shim/state.h"
 
 typedef void fortran_ierr_fn(MPI_Fint *ierr);
 typedef void fortran_init_thread_fn(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr);
 
-/* Runs the library's Fortran MPI_Init `name`, then hrelay's start-up (see shim.h). */
+/* Runs the library's Fortran MPI_Init `name`, then hrelay's start-up (see fortran.h). */
 void shim_fortran_init(const char *name, MPI_Fint *ierr)
 {
     fortran_ierr_fn *real = (fortran_ierr_fn *)dlsym(RTLD_NEXT, name);
@@ -23,7 +25,7 @@ void shim_fortran_init(const char *name, MPI_Fint *ierr)
         *ierr = rc;
 }
 
-/* Runs the library's Fortran MPI_Init_thread `name`, then hrelay's start-up (see shim.h). */
+/* Runs the library's Fortran MPI_Init_thread `name`, then hrelay's start-up (see fortran.h). */
 void shim_fortran_init_thread(const char *name, MPI_Fint *required, MPI_Fint *provided,
                               MPI_Fint *ierr)
 {
@@ -37,7 +39,7 @@ void shim_fortran_init_thread(const char *name, MPI_Fint *required, MPI_Fint *pr
         *ierr = rc;
 }
 
-/* Runs hrelay's shut-down, then the library's Fortran MPI_Finalize `name` (see shim.h). */
+/* Runs hrelay's shut-down, then the library's Fortran MPI_Finalize `name` (see fortran.h). */
 void shim_fortran_finalize(const char *name, MPI_Fint *ierr)
 {
     fortran_ierr_fn *real = (fortran_ierr_fn *)dlsym(RTLD_NEXT, name);

@@ -5,7 +5,8 @@
  * (fortran_init.c runs the library's own around hrelay's start-up and shut-down). The mpif.h
  * and `use mpi` bindings call the C MPI_ names and need nothing here. ierr is NULL when the
  * optional ierror argument is absent. */
-#include "shim/shim.h"
+#include "shim/export.h"
+#include "shim/fortran.h"
 
 /* MPI_Init from `use mpi_f08`. */
 SHIM_EXPORT void mpi_init_f08_(MPI_Fint *ierr)

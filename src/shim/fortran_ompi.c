@@ -9,7 +9,8 @@
  * and calls the intercepted C function. The PMPI_ Fortran names are left alone. */
 #include <stdlib.h>
 
-#include "shim/shim.h"
+#include "shim/export.h"
+#include "shim/fortran.h"
 
 /* The addresses Open MPI's Fortran MPI_IN_PLACE and MPI_BOTTOM refer to (libmpi). */
 extern int mpi_fortran_in_place_;

@@ -1,16 +1,19 @@
-/* MPI_Init, MPI_Init_thread and MPI_Finalize hooks, the process state, messages on stderr and
- * hrelay_version. Start-up happens after PMPI_Init: rank 0 of MPI_COMM_WORLD reads the
- * environment and broadcasts it, so every rank decides the same. Shut-down (report, freeing)
- * happens before PMPI_Finalize. */
-#include <stdarg.h>
+/* MPI_Init, MPI_Init_thread and MPI_Finalize hooks, and hrelay_version. Start-up happens after
+ * PMPI_Init: rank 0 of MPI_COMM_WORLD reads the environment and broadcasts it, so every rank
+ * decides the same. Shut-down (report, freeing) happens before PMPI_Finalize. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "hrelay.h"
-#include "shim/shim.h"
-
-shim_state shim_g;
+#include "shim/agree.h"
+#include "shim/clock.h"
+#include "shim/comm.h"
+#include "shim/export.h"
+#include "shim/init.h"
+#include "shim/log.h"
+#include "shim/report.h"
+#include "shim/site_report.h"
+#include "shim/state.h"
 
 /* The version string of this library (see hrelay.h). */
 SHIM_EXPORT const char *hrelay_version(void)
@@ -18,66 +21,60 @@ SHIM_EXPORT const char *hrelay_version(void)
     return HRELAY_VERSION_STRING;
 }
 
-/* Prints a verbose message on rank 0 (see shim.h). */
-void shim_log(int level, const char *fmt, ...)
+/* What start-up sets up besides the configuration (freed again by undo_setup). */
+typedef struct setup {
+    shim_world *world;
+    int keyval; /* MPI_KEYVAL_INVALID if not created */
+    int have_op;
+} setup;
+
+/* Creates the process-wide record, the records' attribute key and the agreement's operation.
+ * Returns 1 if all of them exist. */
+static int set_up(setup *s)
 {
-    if (shim_g.cfg.verbose < level || shim_g.world_rank != 0)
-        return;
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "hrelay: %s\n", line);
+    int level = MPI_THREAD_SINGLE;
+    s->world = shim_world_create();
+    if (s->world && PMPI_Query_thread(&level) == MPI_SUCCESS)
+        s->world->threaded = level == MPI_THREAD_MULTIPLE;
+    return s->world != NULL && shim_comm_keyval_create(&s->keyval) == MPI_SUCCESS &&
+           (s->have_op = shim_agree_op_create(&shim_g.agree_op, &shim_g.agree_type) ==
+                         MPI_SUCCESS);
 }
 
-/* Prints a warning (see shim.h). */
-void shim_warn(const char *fmt, ...)
+/* Frees what set_up made. */
+static void undo_setup(setup *s)
 {
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "hrelay: warning: %s\n", line);
+    if (s->keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&s->keyval);
+    if (s->have_op)
+        shim_agree_op_free(&shim_g.agree_op, &shim_g.agree_type);
+    shim_world_free(s->world);
 }
 
-/* Prints each line of a newline-separated warning list. */
-static void warn_lines(const char *text)
+/* Prints the settings in effect (HRELAY_VERBOSE >= 1). */
+static void log_settings(const shim_config *cfg, int size)
 {
-    while (*text) {
-        const char *nl = strchr(text, '\n');
-        int n = nl ? (int)(nl - text) : (int)strlen(text);
-        shim_warn("%.*s", n, text);
-        text += n + (nl != NULL);
-    }
-}
-
-/* Allocates the process-wide accumulator; NULL when out of memory. */
-static shim_world *world_create(void)
-{
-    shim_world *w = calloc(1, sizeof *w);
-    if (w && pthread_mutex_init(&w->lock, NULL) != 0) {
-        free(w);
-        w = NULL;
-    }
-    return w;
-}
-
-/* Frees the accumulator. */
-static void world_free(shim_world *w)
-{
-    if (!w)
-        return;
-    pthread_mutex_destroy(&w->lock);
-    shim_sites_free(&w->retired);
-    free(w->live);
-    free(w->dumped);
-    free(w);
+    char grain[32] = "auto", min_step[32] = "auto";
+    if (cfg->grain)
+        snprintf(grain, sizeof grain, "%llu", (unsigned long long)cfg->grain);
+    if (cfg->min_step != PLAN_MIN_STEP_AUTO)
+        snprintf(min_step, sizeof min_step, "%llu", (unsigned long long)cfg->min_step);
+    shim_log(1,
+             "%s on %d ranks: algo=%s duplex=%s min_step=%s window=%d grain=%s packet=%llu "
+             "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% slack=%dus "
+             "recheck=%d "
+             "site_depth=%d costs=%s report=%s dump=%s",
+             HRELAY_VERSION_STRING, size, shim_request_name(cfg->algo),
+             cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full", min_step, cfg->window,
+             grain, (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging,
+             (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin,
+             cfg->slack_us, cfg->recheck, cfg->site_depth,
+             cfg->calibrated ? cfg->config : "built-in", cfg->report[0] ? cfg->report : "-",
+             cfg->dump[0] ? cfg->dump : "-");
 }
 
 /* After PMPI_Init: agree on the configuration and, unless disabled, set up interception
- * (see shim.h). */
+ * (see init.h). */
 void shim_startup(void)
 {
     if (shim_g.started)
@@ -95,23 +92,15 @@ void shim_startup(void)
         return;
 
     /* flags: [same environment as rank 0, set-up succeeded]; MIN over ranks */
-    int flags[2] = {shim_env_hash() == cfg.env_hash, 1}, keyval = MPI_KEYVAL_INVALID;
-    int have_op = 0;
-    shim_world *w = NULL;
-    if (!cfg.disable) {
-        int level = MPI_THREAD_SINGLE;
-        w = world_create();
-        if (w && PMPI_Query_thread(&level) == MPI_SUCCESS)
-            w->threaded = level == MPI_THREAD_MULTIPLE;
-        flags[1] = w != NULL && shim_comm_keyval_create(&keyval) == MPI_SUCCESS &&
-                   (have_op = shim_agree_op_create(&shim_g.agree_op, &shim_g.agree_pair) ==
-                              MPI_SUCCESS);
-    }
+    int flags[2] = {shim_env_hash() == cfg.env_hash, 1};
+    setup s = {.keyval = MPI_KEYVAL_INVALID};
+    if (!cfg.disable)
+        flags[1] = set_up(&s);
     if (PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
         flags[1] = 0;
 
     if (rank == 0) {
-        warn_lines(warn);
+        shim_warn_lines(warn);
         if (!flags[0])
             shim_warn("the HRELAY_* environment differs between ranks; rank 0's is used");
         if (!cfg.disable && !flags[1])
@@ -121,34 +110,15 @@ void shim_startup(void)
     shim_g.world_rank = rank;
     shim_g.world_size = size;
     if (cfg.disable || !flags[1]) {
-        if (keyval != MPI_KEYVAL_INVALID)
-            PMPI_Comm_free_keyval(&keyval);
-        if (have_op)
-            shim_agree_op_free(&shim_g.agree_op, &shim_g.agree_pair);
-        world_free(w);
+        undo_setup(&s);
         return;
     }
     shim_clock_init();
     shim_site_init();
-    shim_g.keyval = keyval;
-    shim_g.world = w;
+    shim_g.keyval = s.keyval;
+    shim_g.world = s.world;
     shim_g.active = 1;
-    char grain[32] = "auto", min_step[32] = "auto";
-    if (cfg.grain)
-        snprintf(grain, sizeof grain, "%llu", (unsigned long long)cfg.grain);
-    if (cfg.min_step != PLAN_MIN_STEP_AUTO)
-        snprintf(min_step, sizeof min_step, "%llu", (unsigned long long)cfg.min_step);
-    shim_log(1,
-             "%s on %d ranks: algo=%s duplex=%s min_step=%s window=%d grain=%s packet=%llu "
-             "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% slack=%dus "
-             "recheck=%d "
-             "site_depth=%d costs=%s report=%s dump=%s",
-             HRELAY_VERSION_STRING, size, shim_request_name(cfg.algo),
-             cfg.duplex == PLAN_DUPLEX_HALF ? "half" : "full", min_step, cfg.window,
-             grain, (unsigned long long)cfg.packet, (unsigned long long)cfg.max_staging,
-             (unsigned long long)cfg.max_plan, cfg.cache_size, cfg.tune, cfg.margin,
-             cfg.slack_us, cfg.recheck, cfg.site_depth, cfg.calibrated ? cfg.config : "built-in",
-             cfg.report[0] ? cfg.report : "-", cfg.dump[0] ? cfg.dump : "-");
+    log_settings(&cfg, size);
 }
 
 /* Prints the verbose summary of all sites (rank 0). */
@@ -173,7 +143,7 @@ static void log_summary(const shim_site_report *sites, size_t n)
 }
 
 /* Before PMPI_Finalize: merge the call sites over ranks, write the report (rank 0), free
- * hrelay's state (see shim.h). */
+ * hrelay's state (see init.h). */
 void shim_shutdown(void)
 {
     shim_comm_release_world(); /* its sites join the retired ones */
@@ -198,8 +168,8 @@ void shim_shutdown(void)
 
     shim_g.active = 0;
     PMPI_Comm_free_keyval(&shim_g.keyval);
-    shim_agree_op_free(&shim_g.agree_op, &shim_g.agree_pair);
-    world_free(shim_g.world);
+    shim_agree_op_free(&shim_g.agree_op, &shim_g.agree_type);
+    shim_world_free(shim_g.world);
     shim_g.world = NULL;
 }
 

@@ -2,23 +2,30 @@
 # exported (everything else is built with -fvisibility=hidden and filtered by the regex).
 lib_LTLIBRARIES += libhrelay.la
 libhrelay_la_SOURCES = \
-	src/shim/shim.h \
-	src/shim/init.c \
+	src/shim/export.h \
+	src/shim/state.h src/shim/state.c \
+	src/shim/log.h src/shim/log.c \
+	src/shim/init.h src/shim/init.c \
 	src/shim/control.c \
-	src/shim/config.c \
-	src/shim/comm_record.c \
+	src/shim/settings.h src/shim/config.c \
+	src/shim/comm.h src/shim/comm_record.c \
+	src/shim/args.h src/shim/args.c \
 	src/shim/alltoallv.c \
-	src/shim/agree.c \
-	src/shim/cache.c \
-	src/shim/clock.c \
-	src/shim/decide.c \
-	src/shim/exchange.c \
-	src/shim/site.c \
-	src/shim/site_report.c \
-	src/shim/validate.c \
-	src/shim/stats.c \
-	src/shim/dump.c \
-	src/shim/report.c
+	src/shim/agree.h src/shim/agree.c \
+	src/shim/cache.h src/shim/cache.c \
+	src/shim/clock.h src/shim/clock.c \
+	src/shim/decide.h src/shim/decide.c \
+	src/shim/call.h src/shim/exchange.c \
+	src/shim/describe.h src/shim/describe.c \
+	src/shim/run.h src/shim/run.c \
+	src/shim/miss.h src/shim/miss.c \
+	src/shim/site.h src/shim/site.c \
+	src/shim/site_report.h src/shim/site_report.c \
+	src/shim/validate.h src/shim/validate.c \
+	src/shim/stats.h src/shim/stats.c \
+	src/shim/dump.h src/shim/dump.c \
+	src/shim/report.h src/shim/report.c \
+	src/shim/fortran.h
 # Fortran entry points the MPI library's bindings would otherwise take past hrelay: Open MPI's
 # call PMPI_ directly (all of them), MPICH's mpi_f08 calls PMPI_Init / PMPI_Finalize.
 if HRELAY_OPENMPI

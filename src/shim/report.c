@@ -16,29 +16,14 @@
 #include <string.h>
 
 #include "hrelay.h"
-#include "shim/shim.h"
-
-/* Writes s as a JSON string (quotes included). */
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
+#include "plan/json_out.h"
+#include "shim/report.h"
 
 /* Writes a path setting: a JSON string, or null when unset. */
 static void json_path(FILE *f, const char *s)
 {
     if (s[0])
-        json_string(f, s);
+        plan_json_write_string(f, s);
     else
         fputs("null", f);
 }
@@ -67,13 +52,13 @@ static void library_name(char *out, size_t cap)
 static void write_config(FILE *f, const shim_config *cfg)
 {
     fputs("{\"algo\": ", f);
-    json_string(f, shim_request_name(cfg->algo));
+    plan_json_write_string(f, shim_request_name(cfg->algo));
     if (cfg->min_step == PLAN_MIN_STEP_AUTO)
         fputs(", \"min_step_bytes\": \"auto\"", f);
     else
         fprintf(f, ", \"min_step_bytes\": %llu", (unsigned long long)cfg->min_step);
     fprintf(f, ", \"window\": %d, \"verbose\": %d, \"duplex\": ", cfg->window, cfg->verbose);
-    json_string(f, cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full");
+    plan_json_write_string(f, cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full");
     fputs(", \"report\": ", f);
     json_path(f, cfg->report);
     fputs(", \"dump\": ", f);
@@ -109,7 +94,7 @@ static void write_stats(FILE *f, const shim_stats *s)
         if (!s->algo_calls[a])
             continue;
         fputs(sep, f);
-        json_string(f, plan_algo_name((plan_algo)a));
+        plan_json_write_string(f, plan_algo_name((plan_algo)a));
         fprintf(f, ": %llu", (unsigned long long)s->algo_calls[a]);
         sep = ", ";
     }
@@ -129,7 +114,7 @@ static int by_time(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* Writes the report (see shim.h). */
+/* Writes the report (see report.h). */
 int shim_report_write(const char *path, const shim_config *cfg, const shim_site_report *sites,
                       size_t nsites, int ranks)
 {
@@ -146,16 +131,16 @@ int shim_report_write(const char *path, const shim_config *cfg, const shim_site_
     }
 
     fputs("{\"version\": ", f);
-    json_string(f, HRELAY_VERSION_STRING);
+    plan_json_write_string(f, HRELAY_VERSION_STRING);
     fputs(", \"mpi_library\": ", f);
-    json_string(f, lib);
+    plan_json_write_string(f, lib);
     fprintf(f, ", \"ranks\": %d,\n \"config\": ", ranks);
     write_config(f, cfg);
     fputs(",\n \"callsites\": [", f);
     shim_stats total = {0};
     for (size_t i = 0; i < nsites; i++) {
         fputs(i ? ",\n  {\"site\": " : "\n  {\"site\": ", f);
-        json_string(f, sites[i].name);
+        plan_json_write_string(f, sites[i].name);
         fputs(", ", f);
         write_stats(f, &sites[i].st);
         shim_stats_fold(&total, &sites[i].st);

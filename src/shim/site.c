@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shim/shim.h"
+#include "plan/hash.h"
+#include "shim/site.h"
 
 /* Entries of the return-address index (a power of two). */
 enum { RA_SLOTS = 256, UNWIND = -2 };
@@ -61,7 +62,7 @@ static int note_module(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-/* Finds the modules whose frames are skipped (see shim.h's shim_site_of); at MPI_Init. */
+/* Finds the modules whose frames are skipped (see site.h's shim_site_of); at MPI_Init. */
 void shim_site_init(void)
 {
     Dl_info self;
@@ -82,7 +83,7 @@ static int skipped(uintptr_t a)
 /* The site with these frames, appended if new; NULL when out of memory. */
 static shim_site *find_or_add(shim_sites *s, const uintptr_t *frames, int n)
 {
-    uint64_t key = n == 1 ? frames[0] : shim_hash_words(0, (const uint64_t *)frames, (size_t)n);
+    uint64_t key = n == 1 ? frames[0] : plan_hash_words(PLAN_HASH_START, (const uint64_t *)frames, (size_t)n);
     for (size_t i = 0; i < s->n; i++)
         if (s->site[i].key == key && s->site[i].nframes == n &&
             !memcmp(s->site[i].frames, frames, sizeof *frames * (size_t)n))

@@ -3,6 +3,7 @@
  * gathers them, merges equal sites over ranks, and resolves each frame to "file:line function"
  * with binutils' addr2line (run once per file), falling back to the symbol or file+offset. */
 #include <fcntl.h>
+#include <mpi.h>
 #include <link.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -11,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "shim/shim.h"
+#include "shim/site_report.h"
 
 extern char **environ;
 

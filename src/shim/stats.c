@@ -1,5 +1,5 @@
 /* Per-site statistics of one rank: adding calls up. (Merging over ranks: site_report.c.) */
-#include "shim/shim.h"
+#include "shim/stats.h"
 
 void shim_stats_fold(shim_stats *a, const shim_stats *b)
 {

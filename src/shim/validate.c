@@ -11,7 +11,7 @@
  * returns for that argument on the rank that passed it (tests/mpi/errors.sh compares both). */
 #include <stdio.h>
 
-#include "shim/shim.h"
+#include "shim/validate.h"
 
 /* Predefined datatypes accepted without asking the MPI library (always valid and committed). */
 static int common_named(MPI_Datatype t)
@@ -23,7 +23,7 @@ static int common_named(MPI_Datatype t)
            t == MPI_DOUBLE_PRECISION || t == MPI_REAL;
 }
 
-/* MPI_SUCCESS if type is a valid, committed datatype, else MPI_ERR_TYPE (see shim.h). */
+/* MPI_SUCCESS if type is a valid, committed datatype, else MPI_ERR_TYPE (see validate.h). */
 int shim_check_type(MPI_Datatype type, MPI_Comm priv)
 {
     if (type == MPI_DATATYPE_NULL)
@@ -47,7 +47,7 @@ int shim_check_type(MPI_Datatype type, MPI_Comm priv)
     return cls == MPI_ERR_TYPE ? MPI_ERR_TYPE : MPI_SUCCESS;
 }
 
-/* The checks of one message's count and buffer (see shim.h). */
+/* The checks of one message's count and buffer (see validate.h). */
 int shim_check_message(const shim_args *a, int recv, int j, MPI_Count count, const exec_type *t)
 {
     const void *buf = recv ? a->recvbuf : a->sendbuf;
@@ -66,7 +66,7 @@ int shim_check_message(const shim_args *a, int recv, int j, MPI_Count count, con
     return MPI_SUCCESS;
 }
 
-/* MPI_ERR_BUFFER for the send and receive buffer aliasing MPICH rejects (see shim.h). */
+/* MPI_ERR_BUFFER for the send and receive buffer aliasing MPICH rejects (see validate.h). */
 int shim_check_alias(const shim_args *a)
 {
     if (a->sendbuf == MPI_IN_PLACE || a->sendbuf != a->recvbuf || a->stype != a->rtype)
@@ -98,7 +98,7 @@ static int handler_is_fatal(MPI_Comm comm)
     return fatal;
 }
 
-/* Raises code through comm's error handler (see shim.h). */
+/* Raises code through comm's error handler (see validate.h). */
 int shim_raise(const shim_args *a, int code)
 {
     if (handler_is_fatal(a->comm)) {
@@ -119,7 +119,7 @@ int shim_raise(const shim_args *a, int code)
     return code;
 }
 
-/* A call some rank's receive region truncates (see shim.h). */
+/* A call some rank's receive region truncates (see validate.h). */
 int shim_truncated_call(const shim_args *a, int here)
 {
 #ifdef OPEN_MPI

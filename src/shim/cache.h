@@ -1,0 +1,81 @@
+/* The plan cache of a communicator: slots of known patterns and the programs they share. */
+#ifndef HRELAY_SHIM_CACHE_H
+#define HRELAY_SHIM_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec/exec.h"
+#include "plan/choose.h"
+#include "plan/local.h"
+#include "plan/plan.h"
+
+struct shim_comm;
+
+/* One family's plan for one pattern, as this rank runs it: its part of the plan (the full plan
+ * is freed after planning), with what the decision and the report need. Shared by the cache
+ * slots of one pattern (refs). */
+typedef struct shim_prog {
+    int refs;
+    plan_algo algo;
+    plan_local lo;     /* detached: owns its segments */
+    uint64_t staging;  /* staging bytes this rank needs */
+    size_t nsteps;
+    uint64_t model_ps; /* plan_cost_plan */
+    size_t nsegments;  /* of the whole plan */
+} shim_prog;
+
+/* Releases one reference (freeing at the last); p may be NULL. */
+void shim_prog_release(shim_prog *p);
+
+/* What a call's pattern is matched on besides the bytes: the call kind, MPI_IN_PLACE, the
+ * request it is run for, and the type facts (gcd of the type sizes, denseness). */
+typedef struct shim_facts {
+    int kind; /* shim_kind */
+    int inplace;
+    int request;
+    uint64_t types; /* 2 * gcd(send, receive type size) + both dense */
+} shim_facts;
+
+/* One cached pattern. Slots are filled, used and evicted only at agreed points, identically
+ * on every rank, so slot numbers mean the same pattern everywhere. */
+typedef struct shim_slot {
+    uint64_t used; /* call number of the last use; 0 = empty */
+    shim_facts facts;
+    uint64_t row_hash;
+    uint64_t *row;        /* bytes this rank sends to each rank (p) */
+    uint64_t *col;        /* bytes each rank sends this rank (p) */
+    uintptr_t site;       /* this rank's call site (key) */
+    uint64_t matrix_hash; /* the whole pattern: matrix and facts (the same on every rank) */
+    uint64_t gen;         /* identifies this filling of the slot (the call number) */
+    plan_choice choice;
+    shim_prog *prog[PLAN_ALGO_COUNT];
+    uint64_t model_native_ps;
+    /* between shim_decide and shim_decide_trim: the candidates and what happened */
+    int ncand;
+    plan_candidate cand[PLAN_ALGO_COUNT];
+    uint32_t failed; /* bit per family whose planning failed on this rank */
+    int planned;     /* plans built */
+} shim_slot;
+
+/* Empties slot s (its plans released; its row and column arrays stay). */
+void shim_slot_clear(shim_slot *s);
+
+/* Makes slot s share the decision and plans of src (which holds the same pattern). */
+void shim_slot_share(shim_slot *s, const shim_slot *src);
+
+/* The slots of rec whose local key equals this call's (row, facts, site) and whose receive
+ * needs fit the receive counts x describes: a bit mask (bit i: slot i). */
+uint64_t shim_cache_match(const struct shim_comm *rec, const uint64_t *row, uint64_t row_hash,
+                          const shim_facts *f, uintptr_t site, const exec_exchange *x);
+
+/* A slot already holding the whole pattern matrix_hash (for a new local key of a known
+ * pattern), or -1. */
+int shim_cache_find_pattern(const struct shim_comm *rec, uint64_t matrix_hash,
+                            const shim_facts *f);
+
+/* The slot a new pattern goes to: the lowest empty one, else the least recently used other
+ * than `keep` (which is cleared). */
+int shim_cache_victim(struct shim_comm *rec, int keep);
+
+#endif

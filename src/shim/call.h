@@ -1,0 +1,31 @@
+/* One intercepted call in flight (exchange.c runs it; miss.c takes a new pattern's part). */
+#ifndef HRELAY_SHIM_CALL_H
+#define HRELAY_SHIM_CALL_H
+
+#include <stdint.h>
+
+#include "exec/exec.h"
+#include "shim/args.h"
+#include "shim/cache.h"
+#include "shim/comm.h"
+#include "shim/run.h"
+#include "shim/site.h"
+
+/* Runs an intercepted call: pass-through, native with accounting, or planned and executed by
+ * hrelay. Returns what the MPI call returns. */
+int shim_alltoall_any(const shim_args *a);
+
+/* An agreed call: its arguments, where it was made, its description and what it prepared. */
+typedef struct shim_call {
+    const shim_args *a;
+    shim_comm *rec;
+    shim_site *site;  /* NULL when out of memory (then not counted) */
+    int request;      /* what the call runs for: SHIM_AUTO, native or a family */
+    exec_exchange x;  /* the arguments normalised (shim_describe) */
+    int status;       /* shim_describe's result on this rank */
+    shim_facts facts; /* what the pattern is matched on besides the bytes */
+    uint64_t row_hash;
+    shim_run run;     /* what this rank prepared to run */
+} shim_call;
+
+#endif

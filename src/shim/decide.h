@@ -1,0 +1,54 @@
+/* Deciding how a new pattern runs: candidate families, their plans and modeled times, and the
+ * choice among them (decide.c). */
+#ifndef HRELAY_SHIM_DECIDE_H
+#define HRELAY_SHIM_DECIDE_H
+
+#include <stdint.h>
+
+#include "plan/cost.h"
+#include "plan/matrix.h"
+#include "plan/plan.h"
+#include "shim/cache.h"
+#include "shim/comm.h"
+
+/* Percent a plan must be modeled faster than native to run before anything is measured. */
+enum { SHIM_MODEL_SAFETY = 10 };
+
+/* Transpose grain for dense types when HRELAY_GRAIN is not set: this many bytes, rounded down
+ * to a multiple of the type size (at least one element). */
+#define SHIM_DEFAULT_GRAIN ((uint64_t)4096)
+
+/* First half of deciding a new pattern m (every rank the same, except where memory runs out):
+ * the candidates in s->cand with their modeled times, their plans in s->prog. The request's
+ * family if it names one (then direct for a family that needs staging, not planned yet, then
+ * native, as fallbacks); else (auto) native and every family that can plan m within the
+ * limits and whose optimistic time could matter, a plan's time including the agreement each
+ * call pays and the planning spread over the calls per pattern rec has seen. Families that
+ * failed to plan are in s->failed; s->planned counts the plans built. */
+void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_options *o,
+                 plan_native_kind kind);
+
+/* Second half: the choice among s's candidates without those in drop (a bit per family; native
+ * is never dropped). Called first with the families that failed on this rank (s->failed), to
+ * prepare the likely run before the ranks agree, then again if the agreed drop differs. */
+void shim_decide_choose(shim_slot *s, uint32_t drop);
+
+/* Last: releases the plans of dropped families and of candidates that will never run (not
+ * measured, not the first), so that every candidate left has its plan; with HRELAY_VERBOSE=1
+ * (auto) prints the decision with every candidate's modeled time (m: the pattern). */
+void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop);
+
+/* Makes sure s has a program for family algo (planning it if needed, with options o, for the
+ * pattern m): 0 on success, -1 if planning failed (the same on every rank, except when memory
+ * runs out on one rank: callers agree on the outcome). *planned is set when a plan was built.
+ * Rank 0 dumps a new plan to HRELAY_DUMP. */
+int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matrix *m,
+                   const plan_options *o, int *planned);
+
+/* The transpose grain of a call: cfg_grain if not 0; else, from the facts gathered over all
+ * ranks (size_gcd: gcd of the send and receive type sizes; dense: every type is dense), one
+ * element (size_gcd) for types that are not dense, and for dense types SHIM_DEFAULT_GRAIN
+ * rounded down to a multiple of size_gcd (at least size_gcd). 1 when no type has bytes. */
+uint64_t shim_grain(uint64_t cfg_grain, uint64_t size_gcd, int dense);
+
+#endif

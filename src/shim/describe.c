@@ -1,0 +1,87 @@
+/* A call's description: every rank checks its arguments as the MPI library does (validate.c)
+ * and turns them into exec's form, counts and displacements in bytes, before anything is
+ * communicated. */
+#include <limits.h>
+#include <string.h>
+
+#include "shim/describe.h"
+#include "shim/validate.h"
+
+/* The MPI error class of an error code. */
+static int error_class(int code)
+{
+    int cls = MPI_ERR_OTHER;
+    return PMPI_Error_class(code, &cls) == MPI_SUCCESS ? cls : MPI_ERR_OTHER;
+}
+
+uint64_t shim_local_bytes(const shim_args *a, int p)
+{
+    int inplace = a->sendbuf == MPI_IN_PLACE;
+    MPI_Count size = 0;
+    uint64_t total = 0;
+    if (PMPI_Type_size_c(inplace ? a->rtype : a->stype, &size) != MPI_SUCCESS || size <= 0)
+        return 0;
+    for (int j = 0; j < p; j++) {
+        MPI_Count c = shim_args_count(a, inplace, j);
+        if (c > 0)
+            total += (uint64_t)c * (uint64_t)size;
+    }
+    return total;
+}
+
+/* Fills one side of x from the arguments into the record's arrays, checking them as the MPI
+ * library does (validate.c). Returns an MPI error class (MPI_ERR_TYPE, MPI_ERR_COUNT, ...),
+ * SHIM_STATUS_NATIVE (a byte displacement overflows) or MPI_SUCCESS. */
+static int describe_side(const shim_args *a, int recv, const shim_comm *rec, exec_side *s,
+                         MPI_Count *count, MPI_Aint *displ)
+{
+    MPI_Datatype type = recv ? a->rtype : a->stype;
+    int rc;
+    if ((rc = shim_check_type(type, rec->priv)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = exec_type_init(&s->type, type)) != MPI_SUCCESS)
+        return error_class(rc);
+    for (int j = 0; j < rec->p; j++) {
+        MPI_Count total;
+        count[j] = shim_args_count(a, recv, j);
+        if ((rc = shim_check_message(a, recv, j, count[j], &s->type)) != MPI_SUCCESS)
+            return rc;
+        if (__builtin_mul_overflow(count[j], s->type.size, &total))
+            return MPI_ERR_COUNT;
+#ifndef HRELAY_HAVE_MPI_LARGE_COUNT
+        if (total > INT_MAX) /* exec's int-count MPI-3 calls cannot move it (mpi_compat.h) */
+            return SHIM_STATUS_NATIVE;
+#endif
+        if (__builtin_mul_overflow(shim_args_displ(a, recv, j), (MPI_Aint)s->type.extent,
+                                   &displ[j]))
+            return SHIM_STATUS_NATIVE;
+    }
+    s->base = recv ? a->recvbuf : (char *)a->sendbuf;
+    s->count = count;
+    s->displ = displ;
+    return MPI_SUCCESS;
+}
+
+int shim_describe(const shim_args *a, shim_comm *rec, exec_exchange *x, uint64_t *row)
+{
+    int p = rec->p, inplace = a->sendbuf == MPI_IN_PLACE, rc;
+    memset(x, 0, sizeof *x);
+    x->p = p;
+    x->rank = rec->rank;
+    if (!inplace &&
+        ((rc = describe_side(a, 0, rec, &x->send, rec->scount, rec->sdispl)) != MPI_SUCCESS ||
+         (rc = shim_check_alias(a)) != MPI_SUCCESS))
+        return rc;
+    if ((rc = describe_side(a, 1, rec, &x->recv, rec->rcount, rec->rdispl)) != MPI_SUCCESS)
+        return rc;
+    const exec_side *s = inplace ? &x->recv : &x->send;
+    for (int j = 0; j < p; j++)
+        row[j] = (uint64_t)s->count[j] * (uint64_t)s->type.size;
+    return MPI_SUCCESS;
+}
+
+uint64_t shim_type_facts(const exec_exchange *x, int inplace)
+{
+    const exec_type *s = inplace ? &x->recv.type : &x->send.type, *r = &x->recv.type;
+    return 2 * plan_gcd((uint64_t)s->size, (uint64_t)r->size) + (uint64_t)(s->dense && r->dense);
+}

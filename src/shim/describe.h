@@ -1,0 +1,26 @@
+/* A call's description: its arguments checked as MPI checks them and normalised into exec's
+ * form (describe.c). */
+#ifndef HRELAY_SHIM_DESCRIBE_H
+#define HRELAY_SHIM_DESCRIBE_H
+
+#include <stdint.h>
+
+#include "exec/exec.h"
+#include "shim/args.h"
+#include "shim/comm.h"
+
+/* Normalises and validates this rank's arguments into x (its count and displacement arrays
+ * are rec's) and writes the bytes it sends to each rank into row. With MPI_IN_PLACE the send
+ * side is left for exec_stage and the row comes from the receive side. Returns MPI_SUCCESS,
+ * the MPI error class MPI would report (checked in MPICH's order: send side, aliasing,
+ * receive side) or SHIM_STATUS_NATIVE (validate.h). */
+int shim_describe(const shim_args *a, shim_comm *rec, exec_exchange *x, uint64_t *row);
+
+/* This rank's type facts of a described call: 2 * gcd(send type size, receive type size) +
+ * (both types dense). */
+uint64_t shim_type_facts(const exec_exchange *x, int inplace);
+
+/* Bytes this rank sends in a call that already succeeded (its types are valid), p ranks. */
+uint64_t shim_local_bytes(const shim_args *a, int p);
+
+#endif

@@ -1,0 +1,79 @@
+/* What one call runs: its preparation (the view of the plan on the call's buffers, staging,
+ * the MPI_IN_PLACE copy), agreed where it may fail, and its execution. */
+#include <stdlib.h>
+
+#include "shim/log.h"
+#include "shim/run.h"
+#include "shim/state.h"
+
+void shim_run_free(shim_run *r)
+{
+    exec_view_free(r->view);
+    free(r->stage);
+    r->view = NULL;
+    r->stage = NULL;
+}
+
+int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim_prog *prog,
+                     shim_run *r)
+{
+    if (!prog)
+        return -1;
+    if (a->sendbuf == MPI_IN_PLACE && !r->stage &&
+        exec_stage(&x->recv, rec->p, rec->priv, &x->send, rec->scount, rec->sdispl,
+                   &r->stage) != MPI_SUCCESS)
+        return -1;
+    exec_view_free(r->view);
+    r->view = NULL;
+    if (exec_view_create(&prog->lo, x, &r->view) != MPI_SUCCESS ||
+        exec_view_staging(r->view) > shim_g.cfg.max_staging)
+        return -1;
+    return exec_view_alloc(r->view) == MPI_SUCCESS ? 0 : -1;
+}
+
+int shim_run_prepare_agreed(const shim_args *a, shim_comm *rec, exec_exchange *x, shim_slot *s,
+                            plan_algo algo, shim_run *r)
+{
+    r->algo = algo;
+    if (algo == PLAN_ALGO_NATIVE)
+        return MPI_SUCCESS;
+    int failed = shim_run_prepare(a, rec, x, s->prog[algo], r) != 0;
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, rec->priv);
+    if (rc == MPI_SUCCESS && failed) {
+        shim_log(2, "%s on %d ranks: a rank could not prepare %s; native for this call",
+                 shim_args_name(a), rec->p, plan_algo_name(algo));
+        r->algo = PLAN_ALGO_NATIVE;
+    }
+    return rc;
+}
+
+uint64_t shim_prog_staging(const shim_prog *prog, const exec_exchange *x)
+{
+    exec_view *v;
+    exec_exchange y = *x;
+    if (!y.send.count)
+        y.send = y.recv;
+    if (exec_view_create(&prog->lo, &y, &v) != MPI_SUCCESS)
+        return UINT64_MAX;
+    uint64_t staging = exec_view_staging(v);
+    exec_view_free(v);
+    return staging;
+}
+
+int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x, shim_run *r,
+                     uint64_t *ps)
+{
+    double t0 = PMPI_Wtime();
+    int rc;
+    if (r->algo == PLAN_ALGO_NATIVE) {
+        rc = shim_args_pmpi(a);
+    } else {
+        exec_opts opts = {.window = shim_g.cfg.window, .tag = SHIM_TAG_PLAN};
+        rc = exec_self_copy(x, rec->priv);
+        if (rc == MPI_SUCCESS)
+            rc = exec_view_run(r->view, rec->priv, &opts);
+    }
+    double t = PMPI_Wtime() - t0;
+    *ps = t > 0 ? (uint64_t)(t * 1e12) : 0;
+    return rc;
+}

@@ -1,0 +1,50 @@
+/* What one call runs: a cached plan's execution prepared on this rank before the ranks agree
+ * (so that nothing can fail on one rank after the others committed), then run (run.c). */
+#ifndef HRELAY_SHIM_RUN_H
+#define HRELAY_SHIM_RUN_H
+
+#include <stdint.h>
+
+#include "exec/exec.h"
+#include "plan/plan.h"
+#include "shim/args.h"
+#include "shim/cache.h"
+#include "shim/comm.h"
+
+/* Tag of plan messages on a private communicator. */
+enum { SHIM_TAG_PLAN = 1 };
+
+/* What one call prepared: the exec view of the plan it runs (with its staging) and the packed
+ * copy of the data to send under MPI_IN_PLACE. Zero-initialised (with slot -1) before use. */
+typedef struct shim_run {
+    exec_view *view;
+    void *stage;
+    int slot;       /* the slot the view was prepared for, -1 if none */
+    plan_algo algo; /* the family the call runs */
+} shim_run;
+
+/* Releases what a call prepared (r stays usable). */
+void shim_run_free(shim_run *r);
+
+/* Prepares this rank's run of prog on x (the MPI_IN_PLACE copy once, the view, its staging).
+ * Returns 0, or -1 if anything failed here (memory, a plan this rank cannot run, staging over
+ * HRELAY_MAX_STAGING, prog NULL). */
+int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim_prog *prog,
+                     shim_run *r);
+
+/* Prepares the run of family algo of slot s and agrees over all ranks that it worked; if it
+ * did not everywhere, r->algo becomes native (this call only). Returns an MPI error code (of
+ * the allreduce). */
+int shim_run_prepare_agreed(const shim_args *a, shim_comm *rec, exec_exchange *x, shim_slot *s,
+                            plan_algo algo, shim_run *r);
+
+/* The staging bytes prog needs on this rank for x, or UINT64_MAX if this rank cannot run it.
+ * (Under MPI_IN_PLACE the send side is not staged yet: it has the receive side's layout.) */
+uint64_t shim_prog_staging(const shim_prog *prog, const exec_exchange *x);
+
+/* Runs r->algo (prepared in r: the self-copy and the plan) or PMPI; *ps receives the time in
+ * picoseconds. Returns an MPI error code. */
+int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x, shim_run *r,
+                     uint64_t *ps);
+
+#endif

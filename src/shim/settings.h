@@ -1,0 +1,85 @@
+/* The configuration: the HRELAY_* settings as read on rank 0 at MPI_Init and agreed by every
+ * rank (config.c parses them; settings.c lists them). No MPI. */
+#ifndef HRELAY_SHIM_SETTINGS_H
+#define HRELAY_SHIM_SETTINGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan/cost.h"
+#include "plan/plan.h"
+
+/* Longest path setting (HRELAY_REPORT, HRELAY_DUMP, HRELAY_CONFIG), NUL included. */
+enum { SHIM_PATH_MAX = 1024 };
+
+/* A request for how to run calls: a plan_algo value (native or a family), or SHIM_AUTO (the
+ * cost model chooses). SHIM_REQUEST_ENV in a communicator record: what HRELAY_ALGO says. */
+enum { SHIM_AUTO = PLAN_ALGO_COUNT, SHIM_REQUEST_ENV = -1 };
+
+/* Parses an HRELAY_ALGO value ("auto" or a family name) into a request. Returns 0, or -1. */
+int shim_request_parse(const char *name, int *request);
+
+/* The name of a request: "auto" or the family's name. */
+const char *shim_request_name(int request);
+
+/* Packet size of the forwarding family when HRELAY_PACKET is not set. */
+#define SHIM_DEFAULT_PACKET ((uint64_t)64 << 10)
+
+/* Staging limit per rank when HRELAY_MAX_STAGING is not set. */
+#define SHIM_DEFAULT_MAX_STAGING ((uint64_t)256 << 20)
+
+/* Largest plan (in segments, over all ranks) hrelay builds when HRELAY_MAX_PLAN is not set: a
+ * segment is 24 bytes, so planning memory stays below about 200 MiB. */
+#define SHIM_DEFAULT_MAX_PLAN ((uint64_t)8 << 20)
+
+/* Defaults and limits of the integer settings. */
+enum {
+    SHIM_DEFAULT_CACHE = 16,    /* HRELAY_CACHE_SIZE: patterns cached per communicator */
+    SHIM_CACHE_MAX = 61,        /* one bit each in the agreement (agree.h) */
+    SHIM_DEFAULT_TUNE = 3,      /* HRELAY_TUNE: measured calls per explored candidate */
+    SHIM_DEFAULT_MARGIN = 50,   /* HRELAY_TUNE_MARGIN: percent above the best model explored */
+    SHIM_DEFAULT_SLACK = 50,    /* HRELAY_TUNE_SLACK: microseconds above the best model */
+    SHIM_DEFAULT_RECHECK = 256, /* HRELAY_RECHECK: longest run of unchecked native calls */
+    SHIM_SITE_FRAMES = 8        /* HRELAY_SITE_DEPTH: at most this many frames per call site */
+};
+
+/* Settings from the HRELAY_* environment and HRELAY_CONFIG, read on rank 0 and broadcast
+ * (plain bytes). */
+typedef struct shim_config {
+    int disable;                /* HRELAY_DISABLE=1: pure pass-through */
+    int algo;                   /* HRELAY_ALGO: a request (SHIM_AUTO, native or a family) */
+    int verbose;                /* HRELAY_VERBOSE: 0, 1, 2 */
+    int window;                 /* HRELAY_WINDOW: operations in flight in exec */
+    uint64_t min_step;          /* HRELAY_MIN_STEP: plan_options.min_step_bytes (or AUTO) */
+    uint64_t grain;             /* HRELAY_GRAIN: transpose grain in bytes; 0 = chosen per call */
+    uint64_t packet;            /* HRELAY_PACKET: forward packet size in bytes */
+    uint64_t max_staging;       /* HRELAY_MAX_STAGING: staging bytes a plan may need per rank */
+    uint64_t max_plan;          /* HRELAY_MAX_PLAN: segments of the largest plan built */
+    int cache_size;             /* HRELAY_CACHE_SIZE: patterns cached per communicator */
+    int tune;                   /* HRELAY_TUNE: measured calls per explored candidate (0: off) */
+    int margin;                 /* HRELAY_TUNE_MARGIN: percent */
+    int slack_us;               /* HRELAY_TUNE_SLACK: microseconds */
+    int recheck;                /* HRELAY_RECHECK: longest run of unchecked native calls */
+    int site_depth;             /* HRELAY_SITE_DEPTH: frames that name a call site */
+    int duplex;                 /* HRELAY_DUPLEX: a plan_duplex, the links' model plans obey */
+    plan_cost_params cost;      /* HRELAY_CONFIG, HRELAY_ALPHA, HRELAY_BETA, built-in defaults */
+    int calibrated;             /* cost came from HRELAY_CONFIG */
+    char report[SHIM_PATH_MAX]; /* HRELAY_REPORT, "" for none */
+    char dump[SHIM_PATH_MAX];   /* HRELAY_DUMP, "" for none */
+    char config[SHIM_PATH_MAX]; /* HRELAY_CONFIG, "" for none */
+    uint64_t env_hash;          /* hash of the reading rank's HRELAY_* variables */
+} shim_config;
+
+/* Fills cfg from the environment (and the HRELAY_CONFIG file); every invalid value is replaced
+ * by its default and described by one line appended to warn (NUL-terminated, at most cap
+ * bytes). Never fails. */
+void shim_config_from_env(shim_config *cfg, char *warn, size_t cap);
+
+/* A hash of this process's HRELAY_* settings (names and values), to detect divergence. */
+uint64_t shim_env_hash(void);
+
+/* Parses a byte count: decimal digits with an optional K, M, G or T suffix (powers of 1024,
+ * either case, optionally followed by "B" or "iB"). Returns 0 and sets *out, or -1. */
+int shim_parse_bytes(const char *s, uint64_t *out);
+
+#endif

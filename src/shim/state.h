@@ -1,0 +1,65 @@
+/* The process: what hrelay sets up at MPI_Init (state.c holds it, init.c fills it) and the
+ * records shared by all communicators until MPI_Finalize. */
+#ifndef HRELAY_SHIM_STATE_H
+#define HRELAY_SHIM_STATE_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shim/settings.h"
+#include "shim/site.h"
+
+struct shim_comm;
+
+/* The process-wide record, created at MPI_Init and freed at MPI_Finalize: statistics of
+ * communicators already freed, the records of those alive, and plans already dumped. Mutable
+ * only under shim_world_lock. */
+typedef struct shim_world {
+    pthread_mutex_t lock;
+    int threaded;            /* MPI_THREAD_MULTIPLE: shim_world_lock really locks */
+    shim_sites retired;      /* sites of freed communicators */
+    struct shim_comm **live; /* records of communicators not freed yet */
+    size_t nlive, cap_live;
+    uint64_t *dumped; /* hashes of plans already written to HRELAY_DUMP */
+    size_t ndumped, cap_dumped;
+    int dump_warned;
+} shim_world;
+
+/* A new, empty process-wide record; NULL when out of memory. */
+shim_world *shim_world_create(void);
+
+/* Frees w (NULL is fine). */
+void shim_world_free(shim_world *w);
+
+/* Takes w's lock, under MPI_THREAD_MULTIPLE only: at lower thread levels one thread at a time
+ * calls MPI, so the per-call path pays no locking. */
+static inline void shim_world_lock(shim_world *w)
+{
+    if (w->threaded)
+        pthread_mutex_lock(&w->lock);
+}
+
+/* Releases what shim_world_lock took. */
+static inline void shim_world_unlock(shim_world *w)
+{
+    if (w->threaded)
+        pthread_mutex_unlock(&w->lock);
+}
+
+/* Set by MPI_Init / MPI_Init_thread, read-only until MPI_Finalize. */
+typedef struct shim_state {
+    int started; /* shim_startup ran (it runs once, whichever binding initialised MPI) */
+    int active;  /* hrelay intercepts (initialised, not disabled) */
+    shim_config cfg;
+    int world_rank, world_size;
+    int keyval;              /* attribute of communicator records (comm.h) */
+    MPI_Op agree_op;         /* the agreement's reduction (agree.h) */
+    MPI_Datatype agree_type; /* and its element */
+    shim_world *world;
+} shim_state;
+
+extern shim_state shim_g;
+
+#endif
