@@ -1,22 +1,21 @@
 # Scripts: the hrelay-run wrapper (generated), the developer scripts, and the demo program.
 
-# hrelay-run is generated from scripts/hrelay-run.in with the configured paths substituted.
+# hrelay-run is generated from scripts/hrelay-run.in with the configured paths and MPI family
+# substituted, and its options, their checks and the list of settings in its --help generated
+# from the library's table of settings (src/shim/hrelay-settings fill).
 bin_SCRIPTS += hrelay-run
 CLEANFILES += hrelay-run
 EXTRA_DIST += scripts/hrelay-run.in
 
-# The default window is the library's (EXEC_DEFAULT_WINDOW in src/exec/exec.h).
-hrelay_run_window = `sed -n 's/^\#define EXEC_DEFAULT_WINDOW  *\([0-9][0-9]*\).*/\1/p' \
-	$(srcdir)/src/exec/exec.h`
 hrelay_run_edit = sed \
 	-e 's|@libdir[@]|$(libdir)|g' \
 	-e 's|@MPIEXEC[@]|$(MPIEXEC)|g' \
-	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g' \
-	-e "s|@WINDOW_DEFAULT[@]|$(hrelay_run_window)|g"
+	-e 's|@HRELAY_MPI_FAMILY[@]|$(HRELAY_MPI_FAMILY)|g' \
+	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g'
 
-hrelay-run: $(srcdir)/scripts/hrelay-run.in $(srcdir)/src/exec/exec.h Makefile
+hrelay-run: $(srcdir)/scripts/hrelay-run.in src/shim/hrelay-settings$(EXEEXT) Makefile
 	$(AM_V_GEN)rm -f $@ $@.tmp && \
-	$(hrelay_run_edit) $(srcdir)/scripts/hrelay-run.in > $@.tmp && \
+	$(hrelay_run_edit) $(srcdir)/scripts/hrelay-run.in | src/shim/hrelay-settings fill > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
 # hrelay-emucluster (the emulated cluster) is generated from scripts/hrelay-emucluster, which also

@@ -1,5 +1,7 @@
-/* The HRELAY_* environment: parsed into shim_config with defaults and warnings. No MPI here;
- * init.c reads it on rank 0 and broadcasts it. getenv strings are only read, never modified. */
+/* The HRELAY_* environment parsed into shim_config by walking the table of settings
+ * (settings.c): every value checked, an invalid one replaced by its default with a warning.
+ * No MPI here; init.c reads it on rank 0 and broadcasts it. getenv strings are only read,
+ * never modified. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -7,41 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exec/exec.h"
 #include "plan/hash.h"
 #include "shim/settings.h"
 
-enum { WINDOW_MAX = 1024 };
-
-/* Every variable hrelay reads (the divergence hash covers exactly these). */
-static const char *const env_names[] = {
-    "HRELAY_ALGO",       "HRELAY_REPORT",      "HRELAY_DUMP",       "HRELAY_VERBOSE",
-    "HRELAY_DISABLE",    "HRELAY_MIN_STEP",    "HRELAY_WINDOW",     "HRELAY_GRAIN",
-    "HRELAY_PACKET",     "HRELAY_MAX_STAGING", "HRELAY_MAX_PLAN",   "HRELAY_CACHE_SIZE",
-    "HRELAY_TUNE",       "HRELAY_TUNE_MARGIN", "HRELAY_RECHECK",    "HRELAY_SITE_DEPTH",
-    "HRELAY_CONFIG",     "HRELAY_ALPHA",       "HRELAY_BETA",
-    "HRELAY_DUPLEX",     "HRELAY_TUNE_SLACK"};
-
-int shim_request_parse(const char *name, int *request)
-{
-    plan_algo a;
-    if (!strcmp(name, "auto")) {
-        *request = SHIM_AUTO;
-        return 0;
-    }
-    if (plan_algo_parse(name, &a) != 0)
-        return -1;
-    *request = (int)a;
-    return 0;
-}
-
-const char *shim_request_name(int request)
-{
-    return request == SHIM_AUTO ? "auto" : plan_algo_name((plan_algo)request);
-}
-
 /* Appends one printf-style line to warn without overflowing it. */
-static void add_warning(char *warn, size_t cap, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void add_warning(char *warn, size_t cap,
+                                                              const char *fmt, ...)
 {
     size_t used = strlen(warn);
     if (used + 1 >= cap)
@@ -76,7 +49,6 @@ static int parse_int(const char *s, long lo, long hi, int *out)
     return 0;
 }
 
-/* Parses a byte count with an optional binary suffix (see settings.h). */
 int shim_parse_bytes(const char *s, uint64_t *out)
 {
     uint64_t v = 0;
@@ -112,87 +84,96 @@ int shim_parse_bytes(const char *s, uint64_t *out)
     return 0;
 }
 
-/* Copies a path setting, or warns and leaves it empty if it does not fit. */
-static void read_path(const char *name, char *dst, char *warn, size_t cap)
+/* Parses v as a value of the word setting s into *out. Returns 0, or -1. */
+static int parse_word(const shim_setting *s, const char *v, int *out)
 {
-    const char *v = env(name);
-    dst[0] = '\0';
-    if (!v)
-        return;
-    if (strlen(v) >= SHIM_PATH_MAX) {
-        add_warning(warn, cap, "%s is longer than %d bytes; ignored", name, SHIM_PATH_MAX - 1);
-        return;
-    }
-    strcpy(dst, v);
+    int value;
+    const char *w;
+    for (int i = 0; (w = s->word(i, &value)); i++)
+        if (!strcmp(w, v)) {
+            *out = value;
+            return 0;
+        }
+    return -1;
 }
 
-/* "native, direct, stepwise, ...": every family plan_algo_name knows, for warnings. */
-static const char *family_list(void)
+/* Parses v as a number of seconds of s into *out (seconds * scale). Returns 0, or -1. */
+static int parse_seconds(const shim_setting *s, const char *v, uint64_t *out)
 {
-    static char list[256];
-    size_t n = 0;
-    list[0] = '\0';
-    for (int a = 0; a < PLAN_ALGO_COUNT && n < sizeof list; a++)
-        n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", a ? ", " : "",
-                              plan_algo_name((plan_algo)a));
-    return list;
-}
-
-/* Reads a byte-count setting: *out = its value if it parses and is at least `min`, else the
- * default `def` (described as def_text in the warning). */
-static void read_bytes(const char *name, uint64_t min, uint64_t def, const char *def_text,
-                       uint64_t *out, char *warn, size_t cap)
-{
-    const char *v = env(name);
-    *out = def;
-    if (!v)
-        return;
-    if (shim_parse_bytes(v, out) || *out < min) {
-        *out = def;
-        add_warning(warn, cap,
-                    "%s=%s is not a byte count of at least %llu (digits, optional K/M/G/T); "
-                    "using %s",
-                    name, v, (unsigned long long)min, def_text);
-    }
-}
-
-/* Reads an integer setting in [lo, hi]: *out = its value, else (with a warning) def. */
-static void read_int(const char *name, long lo, long hi, int def, int *out, char *warn,
-                     size_t cap)
-{
-    const char *v = env(name);
-    *out = def;
-    if (v && parse_int(v, lo, hi, out)) {
-        *out = def;
-        add_warning(warn, cap, "%s=%s is not an integer in %ld..%ld; using %d", name, v, lo, hi,
-                    def);
-    }
-}
-
-/* Reads a time or per-byte cost in seconds (a positive finite number, at most hi) into
- * *out = value * scale; else leaves *out and warns. */
-static void read_seconds(const char *name, double scale, double hi, uint64_t *out, char *warn,
-                         size_t cap)
-{
-    const char *v = env(name);
-    if (!v)
-        return;
     char *end;
     errno = 0;
     double d = strtod(v, &end);
-    if (errno || end == v || *end || !(d > 0) || d > hi) {
-        add_warning(warn, cap, "%s=%s is not a number of seconds in (0, %g]; ignored", name, v,
-                    hi);
-        return;
-    }
-    *out = (uint64_t)(d * scale + 0.5);
+    if (errno || end == v || *end || !(d > 0) || d > s->max_s)
+        return -1;
+    *out = (uint64_t)(d * s->scale + 0.5);
+    return 0;
 }
 
-/* Reads the calibration file HRELAY_CONFIG into cfg->cost (warning and built-in values if it
- * cannot be read). */
+/* Puts the default of s into its field of cfg (seconds: the cost model's value stays). */
+static void set_default(const shim_setting *s, shim_config *cfg)
+{
+    char *field = (char *)cfg + s->offset;
+    switch (s->type) {
+    case SHIM_SETTING_INT:
+    case SHIM_SETTING_WORD: *(int *)field = (int)s->def; break;
+    case SHIM_SETTING_BYTES: *(uint64_t *)field = s->def; break;
+    case SHIM_SETTING_PATH: field[0] = '\0'; break;
+    case SHIM_SETTING_SECONDS: break;
+    }
+}
+
+/* Parses v into the field of s in cfg. Returns 0, or -1 (the field is then unchanged or
+ * must be reset). */
+static int parse_value(const shim_setting *s, const char *v, shim_config *cfg)
+{
+    char *field = (char *)cfg + s->offset;
+    uint64_t bytes;
+    switch (s->type) {
+    case SHIM_SETTING_INT: return parse_int(v, (long)s->min, (long)s->max, (int *)field);
+    case SHIM_SETTING_WORD: return parse_word(s, v, (int *)field);
+    case SHIM_SETTING_BYTES:
+        if (s->automatic && !strcmp(v, "auto"))
+            return 0; /* the default */
+        if (shim_parse_bytes(v, &bytes) || bytes < (uint64_t)s->min)
+            return -1;
+        *(uint64_t *)field = bytes;
+        return 0;
+    case SHIM_SETTING_PATH:
+        if (strlen(v) >= SHIM_PATH_MAX)
+            return -1;
+        strcpy(field, v);
+        return 0;
+    case SHIM_SETTING_SECONDS: return parse_seconds(s, v, (uint64_t *)field);
+    }
+    return -1;
+}
+
+/* Reads setting s into cfg: its default, then its value if set and valid, else a warning. */
+static void read_setting(const shim_setting *s, shim_config *cfg, char *warn, size_t cap)
+{
+    const char *v = env(s->name);
+    char expect[256], def[64];
+    set_default(s, cfg);
+    if (!v || parse_value(s, v, cfg) == 0)
+        return;
+    set_default(s, cfg);
+    if (s->type == SHIM_SETTING_PATH) {
+        add_warning(warn, cap, "%s is longer than %d bytes; ignored", s->name, SHIM_PATH_MAX - 1);
+    } else if (s->type == SHIM_SETTING_SECONDS) {
+        add_warning(warn, cap, "%s=%s is not %s; ignored", s->name, v,
+                    shim_setting_expect(s, expect, sizeof expect));
+    } else {
+        shim_setting_value(s, cfg, def, sizeof def);
+        add_warning(warn, cap, s->def_text ? "%s=%s is not %s; using the default (%s)"
+                                           : "%s=%s is not %s; using %s",
+                    s->name, v, shim_setting_expect(s, expect, sizeof expect), def);
+    }
+}
+
+/* Reads the calibration file cfg->config names (HRELAY_CONFIG) into cfg->cost (warning and
+ * built-in values if it cannot be read). */
 static void read_calibration(shim_config *cfg, char *warn, size_t cap)
 {
-    read_path("HRELAY_CONFIG", cfg->config, warn, cap);
     if (!cfg->config[0])
         return;
     FILE *f = fopen(cfg->config, "r");
@@ -210,84 +191,27 @@ static void read_calibration(shim_config *cfg, char *warn, size_t cap)
     fclose(f);
 }
 
-/* Fills cfg from the environment (see settings.h). */
 void shim_config_from_env(shim_config *cfg, char *warn, size_t cap)
 {
-    const char *v;
     memset(cfg, 0, sizeof *cfg);
-    cfg->algo = SHIM_AUTO;
-    cfg->min_step = PLAN_MIN_STEP_AUTO;
-    cfg->duplex = PLAN_DUPLEX_FULL;
-    cfg->window = EXEC_DEFAULT_WINDOW;
     cfg->cost = plan_cost_defaults();
-    cfg->packet = SHIM_DEFAULT_PACKET;
-    cfg->max_staging = SHIM_DEFAULT_MAX_STAGING;
     if (cap)
         warn[0] = '\0';
-
-    if ((v = env("HRELAY_DISABLE")) && parse_int(v, 0, 1, &cfg->disable))
-        add_warning(warn, cap, "HRELAY_DISABLE=%s is not 0 or 1; using 0", v);
-
-    if ((v = env("HRELAY_ALGO")) && shim_request_parse(v, &cfg->algo) != 0)
-        add_warning(warn, cap, "HRELAY_ALGO=%s is not one of auto, %s; using auto", v,
-                    family_list());
-
-    if ((v = env("HRELAY_DUPLEX"))) {
-        if (!strcmp(v, "half"))
-            cfg->duplex = PLAN_DUPLEX_HALF;
-        else if (strcmp(v, "full"))
-            add_warning(warn, cap, "HRELAY_DUPLEX=%s is not full or half; using full", v);
+    for (int i = 0; i < shim_nsettings; i++) {
+        const shim_setting *s = &shim_settings[i];
+        read_setting(s, cfg, warn, cap);
+        if (s->offset == offsetof(shim_config, config))
+            read_calibration(cfg, warn, cap);
     }
-
-    if ((v = env("HRELAY_VERBOSE")) && parse_int(v, 0, 2, &cfg->verbose)) {
-        cfg->verbose = 0;
-        add_warning(warn, cap, "HRELAY_VERBOSE=%s is not 0, 1 or 2; using 0", v);
-    }
-
-    if ((v = env("HRELAY_MIN_STEP")) && strcmp(v, "auto") &&
-        shim_parse_bytes(v, &cfg->min_step)) {
-        cfg->min_step = PLAN_MIN_STEP_AUTO;
-        add_warning(warn, cap,
-                    "HRELAY_MIN_STEP=%s is not auto or a byte count (digits, optional K/M/G/T); "
-                    "using auto",
-                    v);
-    }
-
-    if ((v = env("HRELAY_WINDOW")) && parse_int(v, 1, WINDOW_MAX, &cfg->window)) {
-        cfg->window = EXEC_DEFAULT_WINDOW;
-        add_warning(warn, cap, "HRELAY_WINDOW=%s is not an integer in 1..%d; using %d", v,
-                    WINDOW_MAX, EXEC_DEFAULT_WINDOW);
-    }
-
-    read_bytes("HRELAY_GRAIN", 1, 0, "the per-call default", &cfg->grain, warn, cap);
-    read_bytes("HRELAY_PACKET", 1, SHIM_DEFAULT_PACKET, "64K", &cfg->packet, warn, cap);
-    read_bytes("HRELAY_MAX_STAGING", 0, SHIM_DEFAULT_MAX_STAGING, "256M", &cfg->max_staging, warn,
-               cap);
-
-    read_bytes("HRELAY_MAX_PLAN", 1, SHIM_DEFAULT_MAX_PLAN, "8M", &cfg->max_plan, warn, cap);
-    read_int("HRELAY_CACHE_SIZE", 1, SHIM_CACHE_MAX, SHIM_DEFAULT_CACHE, &cfg->cache_size, warn,
-             cap);
-    read_int("HRELAY_TUNE", 0, 100, SHIM_DEFAULT_TUNE, &cfg->tune, warn, cap);
-    read_int("HRELAY_TUNE_MARGIN", 0, 10000, SHIM_DEFAULT_MARGIN, &cfg->margin, warn, cap);
-    read_int("HRELAY_TUNE_SLACK", 0, 1000000, SHIM_DEFAULT_SLACK, &cfg->slack_us, warn, cap);
-    read_int("HRELAY_RECHECK", 0, 1 << 20, SHIM_DEFAULT_RECHECK, &cfg->recheck, warn, cap);
-    read_int("HRELAY_SITE_DEPTH", 1, SHIM_SITE_FRAMES, 1, &cfg->site_depth, warn, cap);
-    read_calibration(cfg, warn, cap);
-    read_seconds("HRELAY_ALPHA", 1e12, 1, &cfg->cost.alpha_ps, warn, cap);
-    read_seconds("HRELAY_BETA", 1e15, 1e-3, &cfg->cost.beta_fs, warn, cap);
-
-    read_path("HRELAY_REPORT", cfg->report, warn, cap);
-    read_path("HRELAY_DUMP", cfg->dump, warn, cap);
     cfg->env_hash = shim_env_hash();
 }
 
-/* Hash of names and values of the HRELAY_* variables (see settings.h). */
 uint64_t shim_env_hash(void)
 {
     uint64_t h = PLAN_HASH_START;
-    for (size_t i = 0; i < sizeof env_names / sizeof env_names[0]; i++) {
-        const char *v = getenv(env_names[i]);
-        h = plan_hash_bytes(h, env_names[i], strlen(env_names[i]) + 1);
+    for (int i = 0; i < shim_nsettings; i++) {
+        const char *name = shim_settings[i].name, *v = getenv(name);
+        h = plan_hash_bytes(h, name, strlen(name) + 1);
         h = v ? plan_hash_bytes(h, v, strlen(v) + 1) : plan_hash_bytes(h, "\1unset", 7);
     }
     return h;

@@ -1,5 +1,17 @@
 # shim/: the preloaded library libhrelay.so. Only the MPI_* entry points and hrelay_version are
 # exported (everything else is built with -fvisibility=hidden and filtered by the regex).
+
+# The table of settings and its parser (no MPI calls): in the library, and in hrelay-settings,
+# which prints what is generated from the table (hrelay-run's options and help, the names the
+# tests clear, the README rows tests/tools/settings.sh compares).
+noinst_LTLIBRARIES += libhrelay_settings.la
+libhrelay_settings_la_SOURCES = \
+	src/shim/settings.h src/shim/settings.c \
+	src/shim/config.c
+noinst_PROGRAMS += src/shim/hrelay-settings
+src_shim_hrelay_settings_SOURCES = src/shim/settings_doc.c
+src_shim_hrelay_settings_LDADD = libhrelay_settings.la libhrelay_plan.la
+
 lib_LTLIBRARIES += libhrelay.la
 libhrelay_la_SOURCES = \
 	src/shim/export.h \
@@ -7,7 +19,6 @@ libhrelay_la_SOURCES = \
 	src/shim/log.h src/shim/log.c \
 	src/shim/init.h src/shim/init.c \
 	src/shim/control.c \
-	src/shim/settings.h src/shim/config.c \
 	src/shim/comm.h src/shim/comm_record.c \
 	src/shim/args.h src/shim/args.c \
 	src/shim/alltoallv.c \
@@ -35,6 +46,6 @@ libhrelay_la_SOURCES += src/shim/fortran_mpich.c
 endif
 libhrelay_la_SOURCES += src/shim/fortran_init.c
 EXTRA_libhrelay_la_SOURCES = src/shim/fortran_ompi.c src/shim/fortran_mpich.c
-libhrelay_la_LIBADD = libhrelay_exec.la libhrelay_plan.la $(LIBUNWIND_LIBS)
+libhrelay_la_LIBADD = libhrelay_settings.la libhrelay_exec.la libhrelay_plan.la $(LIBUNWIND_LIBS)
 libhrelay_la_LDFLAGS = -avoid-version \
 	-export-symbols-regex '^(MPI_|hrelay_|mpi_|ompi_)'

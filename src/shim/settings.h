@@ -1,5 +1,8 @@
-/* The configuration: the HRELAY_* settings as read on rank 0 at MPI_Init and agreed by every
- * rank (config.c parses them; settings.c lists them). No MPI. */
+/* The configuration: every HRELAY_* setting the library reads, in one table (settings.c), and
+ * the configuration parsed from them (config.c) on rank 0 at MPI_Init and agreed by every rank.
+ * The table is the one source of the parser, the divergence hash, hrelay-run's options and
+ * help, the README's tables (checked by tests/tools/settings.sh) and the list of variables the
+ * tests clear (all through src/shim/hrelay-settings, settings_doc.c). No MPI. */
 #ifndef HRELAY_SHIM_SETTINGS_H
 #define HRELAY_SHIM_SETTINGS_H
 
@@ -81,5 +84,59 @@ uint64_t shim_env_hash(void);
 /* Parses a byte count: decimal digits with an optional K, M, G or T suffix (powers of 1024,
  * either case, optionally followed by "B" or "iB"). Returns 0 and sets *out, or -1. */
 int shim_parse_bytes(const char *s, uint64_t *out);
+
+/* ---- the table of settings (settings.c) ---- */
+
+/* How a setting's value reads. */
+typedef enum shim_setting_type {
+    SHIM_SETTING_INT,     /* a decimal integer in [min, max]; the field is an int */
+    SHIM_SETTING_BYTES,   /* a byte count (shim_parse_bytes) of at least min, or with
+                             `automatic` also "auto" (the default); the field is a uint64_t */
+    SHIM_SETTING_WORD,    /* one of the words `word` lists; the field is an int, the word's value */
+    SHIM_SETTING_PATH,    /* a path of fewer than SHIM_PATH_MAX bytes; the field is a char array */
+    SHIM_SETTING_SECONDS  /* a number of seconds in (0, max_s]; the field, a uint64_t, gets
+                             seconds * scale; unset or invalid, it keeps the cost model's value */
+} shim_setting_type;
+
+/* One HRELAY_* setting. */
+typedef struct shim_setting {
+    const char *name;       /* the environment variable, "HRELAY_WINDOW" */
+    shim_setting_type type;
+    size_t offset;          /* of its field in shim_config */
+    int64_t min, max;       /* INT: the range; BYTES: the smallest value */
+    uint64_t def;           /* INT, BYTES: the default; WORD: the default word's value */
+    int automatic;          /* BYTES: "auto" is accepted and means the default */
+    const char *def_text;   /* BYTES: a default that is not a byte count ("per call"), or NULL */
+    const char *unit;       /* what a value is: "bytes", "percent", "a file path", ... or NULL */
+    const char *(*word)(int i, int *value); /* WORD: the i-th word and its value, NULL past the
+                                               last */
+    double scale, max_s;    /* SECONDS: the field gets seconds * scale; at most max_s seconds */
+    const char *option;     /* hrelay-run's option, "--window N" ("--verbose[=N]": the value is
+                               optional; "--disable": none), or NULL */
+    const char *option_value; /* the value an option given without one sets ("1"), or NULL */
+    const char *help;       /* one line: what it does */
+} shim_setting;
+
+/* The settings, in the order they are read (HRELAY_CONFIG, whose file config.c reads as soon
+ * as the setting is read, before HRELAY_ALPHA and HRELAY_BETA, which override its values);
+ * shim_nsettings of them. */
+extern const shim_setting shim_settings[];
+extern const int shim_nsettings;
+
+/* The setting named name, or NULL. */
+const shim_setting *shim_setting_find(const char *name);
+
+/* What a valid value of s is, as the end of "X is not ...": "0, 1 or 2", "an integer in
+ * 1..1024", "one of auto, native, ...", "a byte count of at least 1 (digits, optional
+ * K/M/G/T)", "a number of seconds in (0, 1]", "a path shorter than 1024 bytes". Writes at most
+ * cap bytes (NUL included) into buf and returns buf. */
+char *shim_setting_expect(const shim_setting *s, char *buf, size_t cap);
+
+/* The text of a value of s's field in cfg, as a user would write it: "32", "full", "64K",
+ * "auto", "5e-06" (seconds), a path or "" (unset). Writes into buf as shim_setting_expect. */
+char *shim_setting_value(const shim_setting *s, const shim_config *cfg, char *buf, size_t cap);
+
+/* The text of a byte count with the largest K/M/G/T suffix that keeps it exact ("64K"). */
+char *shim_bytes_text(uint64_t v, char *buf, size_t cap);
 
 #endif

@@ -4,16 +4,16 @@
 # Every launch: UCX_TLS=self,sm for the ranks (UCX's tcp transport made MPI_Init fail now and
 # then), LD_PRELOAD of libhrelay.so for the ranks only (-genv, never the launcher), and a
 # timeout (HRELAY_TEST_TIMEOUT seconds, default 300) so that a hang fails the test. The HRELAY_*
-# variables of the calling environment are cleared; each test sets what it needs.
+# settings of the calling environment (every one the library reads: the names its table of
+# settings gives, src/shim/hrelay-settings names) are cleared; each test sets what it needs.
 
 set -u
 . ./tests/mpi/mpi-env.sh || exit 99
 : "${HRELAY_TEST_TIMEOUT:=300}"
 : "${HRELAY_TEST_SEED:=1}"
-unset HRELAY_ALGO HRELAY_REPORT HRELAY_DUMP HRELAY_VERBOSE HRELAY_DISABLE HRELAY_MIN_STEP \
-    HRELAY_WINDOW HRELAY_GRAIN HRELAY_PACKET HRELAY_MAX_STAGING HRELAY_MAX_PLAN HRELAY_CACHE_SIZE \
-    HRELAY_TUNE HRELAY_TUNE_MARGIN HRELAY_TUNE_SLACK HRELAY_RECHECK HRELAY_SITE_DEPTH HRELAY_CONFIG HRELAY_ALPHA \
-    HRELAY_BETA HRELAY_DUPLEX
+HR_SETTINGS=$(./src/shim/hrelay-settings names) && [ -n "$HR_SETTINGS" ] || exit 99
+# shellcheck disable=SC2086
+unset $HR_SETTINGS
 HR_TMP=$(mktemp -d "${TMPDIR:-/tmp}/hrelay-mpi.XXXXXX") || exit 99
 trap 'rm -rf "$HR_TMP"' EXIT
 

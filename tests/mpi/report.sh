@@ -51,7 +51,14 @@ bad=(HRELAY_ALGO=bogus HRELAY_VERBOSE=7 HRELAY_MIN_STEP=12Q HRELAY_WINDOW=0
     HRELAY_DISABLE=maybe HRELAY_GRAIN=0 HRELAY_PACKET=1X HRELAY_MAX_STAGING=-1
     HRELAY_MAX_PLAN=0 HRELAY_CACHE_SIZE=62 HRELAY_TUNE=x HRELAY_TUNE_MARGIN=-5 HRELAY_TUNE_SLACK=1e3
     HRELAY_RECHECK=abc HRELAY_SITE_DEPTH=9 HRELAY_ALPHA=-1 HRELAY_BETA=fast
-    HRELAY_CONFIG=$HR_TMP/no-such-file)
+    HRELAY_DUPLEX=quarter HRELAY_CONFIG=$HR_TMP/no-such-file)
+for name in $HR_SETTINGS; do # every setting the library reads (paths: only too long)
+    case " ${bad[*]} " in
+        *" $name="*) ;;
+        *) [ "$name" = HRELAY_REPORT ] || [ "$name" = HRELAY_DUMP ] ||
+            hr_fail "no invalid value of $name in this test" ;;
+    esac
+done
 hr_run 3 "${bad[@]}" HRELAY_REPORT="$r" -- \
     ./tests/mpi/compare "${cmp_args[@]}" --report "$r" --expect any 2>"$HR_TMP/err" ||
     hr_fail "invalid values"
