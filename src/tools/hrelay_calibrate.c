@@ -96,7 +96,7 @@ static void parse(int argc, char **argv, options *o, int rank)
             break;
         case 'V':
             if (rank == 0)
-                printf("%s %s\n", prog, HRELAY_VERSION_STRING);
+                printf("%s (hrelay) %s\n", prog, HRELAY_VERSION_STRING);
             stop = 1;
             break;
         default: bad = 1;

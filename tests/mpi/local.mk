@@ -17,14 +17,15 @@
 #   large.sh    MPI_Alltoallv_c beyond 2^31 bytes: displacements, a 2 GiB message (2 ranks)
 #   valgrind.sh compare on 2 ranks under valgrind memcheck
 #   environment.sh  an invalid value on a rank other than 0: rank 0's settings win, one warning
+#   version.sh  configure's version in hrelay.h, the report and every tool's --version
 TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
-	tests/mpi/valgrind.sh tests/mpi/environment.sh
+	tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
-	tests/mpi/large.sh tests/mpi/valgrind.sh tests/mpi/environment.sh \
+	tests/mpi/large.sh tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh \
 	tests/mpi/report_field.py \
 	tests/sanitizers/lsan.supp tests/sanitizers/valgrind.supp \
 	tests/fuzz/fuzz_plan.c tests/fuzz/seeds/text-3 tests/fuzz/seeds/direct-4 \
