@@ -44,7 +44,8 @@ dist_noinst_SCRIPTS += \
 	scripts/bench-plan \
 	scripts/fuzz \
 	scripts/emu/calibrate
-EXTRA_DIST += scripts/common.sh docs/planning-time.md docs/algorithms.md docs/robustness.md
+EXTRA_DIST += scripts/common.sh docs/planning-time.md docs/algorithms.md docs/robustness.md \
+	docs/architecture.md
 
 # The demo program: a sample sort whose MPI_Alltoallv counts are skewed (scripts/demo).
 noinst_PROGRAMS += examples/samplesort
