@@ -125,7 +125,8 @@ const shim_setting *shim_setting_find(const char *name)
 }
 
 /* Appends the printf-style text to buf (cap bytes, NUL included) at *len, truncating. */
-__attribute__((format(printf, 4, 5))) static void put(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+__attribute__((format(printf, 4, 5))) static void put(char *buf, size_t cap, size_t *len,
+                                                      const char *fmt, ...)
 {
     if (*len + 1 >= cap)
         return;

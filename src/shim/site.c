@@ -83,7 +83,8 @@ static int skipped(uintptr_t a)
 /* The site with these frames, appended if new; NULL when out of memory. */
 static shim_site *find_or_add(shim_sites *s, const uintptr_t *frames, int n)
 {
-    uint64_t key = n == 1 ? frames[0] : plan_hash_words(PLAN_HASH_START, (const uint64_t *)frames, (size_t)n);
+    uint64_t key =
+        n == 1 ? frames[0] : plan_hash_words(PLAN_HASH_START, (const uint64_t *)frames, (size_t)n);
     for (size_t i = 0; i < s->n; i++)
         if (s->site[i].key == key && s->site[i].nframes == n &&
             !memcmp(s->site[i].frames, frames, sizeof *frames * (size_t)n))

@@ -43,8 +43,9 @@ case $line in
 *stepwise* | *greedy*) hr_fail "a family with direct's schedule is a candidate too: $line" ;;
 esac
 
-# every measured pattern is measured a second time SHIM_REMEASURE (64) calls after it was new
-# (its first calls can run cold), and only once more: 150 calls of each of two patterns
+# every measured pattern is measured a second time REMEASURE (64, src/shim/exchange.c) calls
+# after it was new (its first calls can run cold), and only once more: 150 calls of each of two
+# patterns
 again=$(grep -cE '^hrelay: measuring again on 2 ranks, (6[4-9]|[7-9][0-9]) calls after the pattern was new' \
     "$HR_TMP/err")
 measured=$(grep -c '^hrelay: measured on 2 ranks: ' "$HR_TMP/err")

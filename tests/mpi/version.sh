@@ -11,7 +11,7 @@ macro() {
 }
 [ "$(macro STRING)" = "$want" ] || hr_fail "hrelay.h says $(macro STRING), configure $want"
 [ "$(macro MAJOR).$(macro MINOR).$(macro PATCH)" = "$want" ] ||
-    hr_fail "hrelay.h's MAJOR.MINOR.PATCH are $(macro MAJOR).$(macro MINOR).$(macro PATCH), configure says $want"
+    hr_fail "hrelay.h's MAJOR.MINOR.PATCH: $(macro MAJOR).$(macro MINOR).$(macro PATCH), not $want"
 
 for tool in hrelay-run hrelay-plan; do
     got=$(./$tool --version) || hr_fail "$tool --version failed"

@@ -20,12 +20,12 @@ starts_a_line() {
 rows=$("$gen" markdown) && [ -n "$rows" ] || fail "hrelay-settings markdown"
 while IFS= read -r row; do
     starts_a_line "$row" ||
-        fail "README's Environment table has no row starting '$row' (hrelay-settings markdown)"
+        fail "README's Environment table has no row starting '$row'"
 done <<<"$rows"
 options=$("$gen" options-markdown) && [ -n "$options" ] || fail "hrelay-settings options-markdown"
 while IFS= read -r row; do
     starts_a_line "${row% |}" ||
-        fail "README's hrelay-run table has no row starting '${row% |}' (hrelay-settings options-markdown)"
+        fail "README's hrelay-run table has no row starting '${row% |}'"
 done <<<"$options"
 
 # section HEADING: the README's lines after that heading line, up to the next heading of its
@@ -40,7 +40,8 @@ names=$("$gen" names) || fail "hrelay-settings names"
 env_section=$(section "## Environment")
 [ -n "$env_section" ] || fail "README has no Environment section"
 while IFS= read -r name; do
-    grep -qx "$name" <<<"$names" || fail "README's Environment lists $name, which the library does not read"
+    grep -qx "$name" <<<"$names" ||
+        fail "README's Environment lists $name, which the library does not read"
 done < <(sed -n 's/^| `\(HRELAY_[A-Z_]*\)` |.*/\1/p' <<<"$env_section")
 run_section=$(section "### hrelay-run")
 [ -n "$run_section" ] || fail "README has no hrelay-run section"
