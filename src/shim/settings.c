@@ -116,14 +116,6 @@ const shim_setting shim_settings[] = {
 
 const int shim_nsettings = (int)(sizeof shim_settings / sizeof shim_settings[0]);
 
-const shim_setting *shim_setting_find(const char *name)
-{
-    for (int i = 0; i < shim_nsettings; i++)
-        if (!strcmp(shim_settings[i].name, name))
-            return &shim_settings[i];
-    return NULL;
-}
-
 /* Appends the printf-style text to buf (cap bytes, NUL included) at *len, truncating. */
 __attribute__((format(printf, 4, 5))) static void put(char *buf, size_t cap, size_t *len,
                                                       const char *fmt, ...)
@@ -192,7 +184,8 @@ char *shim_setting_expect(const shim_setting *s, char *buf, size_t cap)
     return buf;
 }
 
-char *shim_bytes_text(uint64_t v, char *buf, size_t cap)
+/* The text of a byte count with the largest K/M/G/T suffix that keeps it exact ("64K"). */
+static void bytes_text(uint64_t v, char *buf, size_t cap)
 {
     static const char suffix[] = "KMGT";
     int k = 0;
@@ -203,7 +196,6 @@ char *shim_bytes_text(uint64_t v, char *buf, size_t cap)
         snprintf(buf, cap, "%llu%c", (unsigned long long)(v >> (10 * k)), suffix[k - 1]);
     else
         snprintf(buf, cap, "%llu", (unsigned long long)v);
-    return buf;
 }
 
 char *shim_setting_value(const shim_setting *s, const shim_config *cfg, char *buf, size_t cap)
@@ -222,7 +214,7 @@ char *shim_setting_value(const shim_setting *s, const shim_config *cfg, char *bu
         else if (s->def_text && v == s->def)
             snprintf(buf, cap, "%s", s->def_text);
         else
-            shim_bytes_text(v, buf, cap);
+            bytes_text(v, buf, cap);
         break;
     }
     case SHIM_SETTING_WORD:

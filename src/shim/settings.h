@@ -123,9 +123,6 @@ typedef struct shim_setting {
 extern const shim_setting shim_settings[];
 extern const int shim_nsettings;
 
-/* The setting named name, or NULL. */
-const shim_setting *shim_setting_find(const char *name);
-
 /* What a valid value of s is, as the end of "X is not ...": "0, 1 or 2", "an integer in
  * 1..1024", "one of auto, native, ...", "a byte count of at least 1 (digits, optional
  * K/M/G/T)", "a number of seconds in (0, 1]", "a path shorter than 1024 bytes". Writes at most
@@ -135,8 +132,5 @@ char *shim_setting_expect(const shim_setting *s, char *buf, size_t cap);
 /* The text of a value of s's field in cfg, as a user would write it: "32", "full", "64K",
  * "auto", "5e-06" (seconds), a path or "" (unset). Writes into buf as shim_setting_expect. */
 char *shim_setting_value(const shim_setting *s, const shim_config *cfg, char *buf, size_t cap);
-
-/* The text of a byte count with the largest K/M/G/T suffix that keeps it exact ("64K"). */
-char *shim_bytes_text(uint64_t v, char *buf, size_t cap);
 
 #endif
