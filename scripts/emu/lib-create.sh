@@ -13,7 +13,8 @@ Usage: $PROG [--name NAME] create N RATE [--duplex full|half] [--queue MS]
 Builds a cluster of N hosts (1..$MAX_HOSTS) whose NICs run at RATE. An existing cluster of the
 same name is destroyed first, so running the same create twice gives the same cluster.
 
-  N                 number of hosts: namespaces NAME-h0 .. NAME-h<N-1>, one rank each
+  N                 number of hosts: namespaces NAME-h0 .. NAME-h<N-1> (one rank each,
+                    unless 'run -n P' places more)
   RATE              link rate in bits per second: digits with an optional k, m or g
                     (x1000) and an optional 'bit': 200m, 200mbit, 1g, 500000 (at most 100g)
   --duplex full     (default) RATE for sending and RATE for receiving, independently

@@ -16,7 +16,9 @@ $STATE_ROOT/NAME/mpiexec that calls it, so:
 
   hrelay-run --mpiexec $STATE_ROOT/NAME/mpiexec --algo direct -n 16 ./app
 
-Without -n, hydra starts one rank per host.
+Without -n, hydra starts one rank per host. Ranks are placed as by 'run -n P' (P: the sum of
+the -n values of the arguments' MPMD segments): consecutive ranks on one host when P is
+larger than the number of hosts, sharing its NIC and UCX's shared memory.
 EOF
 }
 
@@ -80,24 +82,89 @@ absolute() {
     esac
 }
 
-# Fills the array `launch` with the mpiexec command of cluster $name: the cluster's options,
-# then -genv for every entry of the associative array `rank_env` (sorted), then "$@".
+# Fills the array `launch` with the mpiexec command of cluster $name: the cluster's options with
+# hosts file $1, then -genv for every entry of the associative array `rank_env` (sorted), then
+# the remaining arguments.
 build_launch() {
-    local dir var
+    local dir var hosts=$1
+    shift
     dir=$(state_dir)
     launch=(ip netns exec "$(switch_ns)" env -u LD_PRELOAD "$(find_mpiexec)"
-        -launcher ssh -launcher-exec "$dir/launch" -f "$dir/hosts" -iface "$BRIDGE")
+        -launcher ssh -launcher-exec "$dir/launch" -f "$hosts" -iface "$BRIDGE")
     for var in $(printf '%s\n' "${!rank_env[@]}" | sort); do
         launch+=(-genv "$var" "${rank_env[$var]}")
     done
     launch+=("$@")
 }
 
-# Sets the defaults of the ranks' environment in `rank_env`.
+# Sets the defaults of the ranks' environment in `rank_env`. $1: 1 when a host runs several
+# ranks and the helper makes each host a machine of its own for UCX; UCX's shared-memory
+# transports (sm) then carry the traffic between the ranks of a host. Without the helper every
+# namespace would share memory with every other, so sm stays out (and TCP over the host's
+# loopback carries that traffic).
 default_rank_env() {
-    rank_env[UCX_TLS]=tcp,self
+    if [[ $1 -eq 1 ]]; then
+        rank_env[UCX_TLS]=tcp,self,sm
+    else
+        rank_env[UCX_TLS]=tcp,self
+    fi
     rank_env[UCX_NET_DEVICES]=$HOST_IF
     rank_env[UCX_RNDV_THRESH]=inf
+}
+
+# Prints how many ranks the mpiexec arguments ask for: the sum of the -n (-np) values of the
+# MPMD segments (separated by ':'; in each, hydra's options come before the program, whose own
+# arguments are not looked at), or nothing when no segment gives one.
+mpiexec_ranks() {
+    local args=("$@") i=0 total='' in_program=0
+    while [[ $i -lt ${#args[@]} ]]; do
+        if [[ ${args[i]} == : ]]; then
+            in_program=0
+        elif [[ $in_program -eq 0 ]]; then
+            case ${args[i]} in
+                -n | -np)
+                    if [[ ${args[i + 1]:-} =~ ^[0-9]{1,6}$ ]]; then
+                        total=$((${total:-0} + 10#${args[i + 1]}))
+                    fi
+                    i=$((i + 1)) ;;
+                -genv | -env) i=$((i + 2)) ;;
+                -f | -hostfile | -machinefile | -hosts | -host | -ppn | -wdir | -genvlist | \
+                    -envlist | -configfile | -launcher | -launcher-exec | -iface | -bind-to | \
+                    -binding | -map-by | -rmk | -demux | -prepend-pattern | -outfile-pattern | \
+                    -errfile-pattern | -profile | -nameserver | -gpus-per-proc | \
+                    -ckpoint-prefix | -ckpointlib | -ckpoint-interval | -topolib | -port | \
+                    -info | -usize | -tmpdir) i=$((i + 1)) ;;
+                -*) ;;
+                *) in_program=1 ;;
+            esac
+        fi
+        i=$((i + 1))
+    done
+    printf '%s\n' "$total"
+}
+
+# Prints the hosts file of a launch of P ranks ($1; empty: hydra's default, one rank per host):
+# the cluster's 'hosts' (one slot per host) when P <= N, else hosts-P (written when missing),
+# which puts consecutive ranks on one host: P/N on each when N divides P, else one more on each
+# of the first P mod N hosts.
+hosts_file() {
+    local np=$1 dir i per extra tmp
+    dir=$(state_dir)
+    if [[ -z $np || $np -le $N ]]; then
+        printf '%s\n' "$dir/hosts"
+        return
+    fi
+    if [[ ! -f $dir/hosts-$np ]]; then
+        per=$((np / N))
+        extra=$((np % N))
+        tmp=$(mktemp "$dir/.hosts-$np.XXXXXX")
+        for ((i = 0; i < N; i++)); do
+            printf '%s:%d\n' "$(host_ns "$i")" $((per + (i < extra ? 1 : 0)))
+        done >"$tmp"
+        chmod 644 "$tmp"
+        mv -f "$tmp" "$dir/hosts-$np"
+    fi
+    printf '%s\n' "$dir/hosts-$np"
 }
 
 # Prints the colon-separated LD_PRELOAD of the ranks: the given libraries (empty ones
@@ -125,7 +192,6 @@ cmd_mpiexec() {
     need_root mpiexec
     check_cluster
     declare -A rank_env=()
-    default_rank_env
     # Take '-genv LD_PRELOAD X' out of the arguments; it is merged with the helper below.
     while [[ $# -gt 0 ]]; do
         if [[ $1 == -genv && $# -ge 3 && $2 == LD_PRELOAD ]]; then
@@ -138,9 +204,12 @@ cmd_mpiexec() {
     done
     emu_lib=$(find_emu_lib "")
     [[ -f $emu_lib ]] || die "libhrelay-emu.so not found at $emu_lib; build hrelay (make) or set HRELAY_EMU_LIB"
+    local np hosts launch=()
+    np=$(mpiexec_ranks "${args[@]}")
+    hosts=$(hosts_file "$np")
+    default_rank_env $((${np:-0} > N))
     rank_env[LD_PRELOAD]=$(preload_list "$user_preload" "$(absolute "$emu_lib")")
-    local launch=()
-    build_launch "${args[@]}"
+    build_launch "$hosts" "${args[@]}"
     exec "${launch[@]}"
 }
 

@@ -10,12 +10,18 @@ usage_run() {
 Usage: $PROG [--name NAME] run [options] -- PROGRAM [ARGS...]
 
 Runs PROGRAM with MPICH's hydra (mpiexec.mpich, started in the switch namespace), one rank per
-host: -launcher ssh -launcher-exec <a script that runs the proxy with 'ip netns exec HOST'>,
--f <hosts file naming the namespaces>, -iface $BRIDGE, and for the ranks UCX_TLS=tcp,self,
-UCX_NET_DEVICES=$HOST_IF, UCX_RNDV_THRESH=inf and LD_PRELOAD of libhrelay-emu.so (the
-emulator's helper: idle ranks block instead of busy-polling, MPI_Finalize cannot hang).
+host or several: -launcher ssh -launcher-exec <a script that runs the proxy with 'ip netns
+exec HOST'>, -f <hosts file naming the namespaces and their ranks>, -iface $BRIDGE, and for
+the ranks UCX_TLS=tcp,self (tcp,self,sm with several ranks on a host), UCX_NET_DEVICES=$HOST_IF,
+UCX_RNDV_THRESH=inf and LD_PRELOAD of libhrelay-emu.so (the emulator's helper: idle ranks
+block instead of busy-polling, MPI_Finalize cannot hang, each host has its own shared memory).
 
-  -n P             ranks (default: one per host; more than N puts several on a host)
+  -n P             ranks (default N: one per host; P < N uses the first P hosts). P > N puts
+                   consecutive ranks on one host: P/N on each when N divides P, else one
+                   more on each of the first P mod N hosts. The ranks of a host share its
+                   NIC for traffic to other hosts, UCX's shared memory carries the traffic
+                   among them (TCP over the host's loopback with --no-helper), and
+                   MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) sees each host as a node
   --hrelay         also preload libhrelay.so into the ranks; HRELAY_* variables of the
                    environment reach the ranks (as every variable does) and --env adds more
   --lib PATH       the libhrelay.so to preload (default \$HRELAY_LIB, the build tree's, or
@@ -167,15 +173,16 @@ cmd_run() {
         [[ -f $preload_hrelay ]] || die "libhrelay.so not found at $preload_hrelay; build hrelay (make), or give --lib PATH / HRELAY_LIB"
         preload_hrelay=$(absolute "$preload_hrelay")
     fi
-    default_rank_env
+    default_rank_env $((helper == 1 && np > N))
     rank_env[LD_PRELOAD]=$(preload_list "$preload_hrelay" "$preload_emu")
     [[ -n ${rank_env[LD_PRELOAD]} ]] || unset 'rank_env[LD_PRELOAD]'
     for var in "${!user_env[@]}"; do
         rank_env[$var]=${user_env[$var]}
     done
 
-    local launch=()
-    build_launch -n "$np" "$@"
+    local launch=() hosts
+    hosts=$(hosts_file "$np")
+    build_launch "$hosts" -n "$np" "$@"
     if [[ $dry -eq 1 ]]; then
         printf '%q' "${launch[0]}"
         printf ' %q' "${launch[@]:1}"

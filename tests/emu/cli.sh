@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The command line of hrelay-emucluster, without building a cluster (no root needed; as root,
-# every command runs as user nobody, so nothing can be built): every command's --help and --version; usage errors
-# (status 2) name what is wrong; every command that needs root refuses with status 1 and a
-# message naming root; the pieces' helpers (scripts/emu/lib-common.sh) parse and print rates
-# and name hosts as documented. Run by make check from the top build directory.
+# every command runs as user nobody, so nothing can be built): every command's --help and
+# --version; usage errors (status 2) name what is wrong; every command that needs root refuses
+# with status 1 and a message naming root; the pieces' helpers parse and print rates and name
+# hosts (scripts/emu/lib-common.sh), count the ranks of an mpiexec command line and write the
+# host file that places them (scripts/emu/lib-launch.sh) as documented. Run by make check from
+# the top build directory.
 set -u
 
 PROG=tests/emu/cli.sh
@@ -96,12 +98,16 @@ for args in "create 4 100mbit" "destroy" "status" "list" "run -- true" "mpiexec 
         fail "non-root '$args': no \"'$command' needs root\" message: $out"
 done
 
-echo "== helpers of scripts/emu/lib-common.sh"
+echo "== helpers of scripts/emu/lib-common.sh and lib-launch.sh"
+state=$(mktemp -d "${TMPDIR:-/tmp}/hrelay-emu-cli.XXXXXX") || exit 99
+trap 'rm -rf "$state"' EXIT
 (
     # shellcheck disable=SC2034 # read by the sourced helpers
-    PROG=hrelay-emucluster SUBNET_PREFIX=10.77 name=hx
+    PROG=hrelay-emucluster SUBNET_PREFIX=10.77 name=hx STATE_ROOT=$state N=4
     # shellcheck source=scripts/emu/lib-common.sh
     . "$LIB"
+    # shellcheck source=scripts/emu/lib-launch.sh
+    . "${LIB%/*}/lib-launch.sh"
     check() {
         [ "$2" = "$3" ] || fail "$1 gave '$2' (expected '$3')"
     }
@@ -124,6 +130,21 @@ echo "== helpers of scripts/emu/lib-common.sh"
     check "host_addr 999" "$(host_addr 999)" 10.77.3.232
     check "host_mac 255" "$(host_mac 255)" 02:68:72:00:01:00
     check "port_mac 0" "$(port_mac 0)" 02:68:72:01:00:01
+    # The ranks an mpiexec command line asks for (hrelay-run's form first).
+    check "mpiexec_ranks (hrelay-run)" \
+        "$(mpiexec_ranks -genv LD_PRELOAD /l.so -genv HRELAY_ALGO direct -n 4 ./app -n 9)" 4
+    check "mpiexec_ranks -np" "$(mpiexec_ranks -ppn 2 -f hosts -np 8 ./app)" 8
+    check "mpiexec_ranks MPMD" "$(mpiexec_ranks -n 2 ./a -n 7 : -genvall -np 3 ./b)" 5
+    check "mpiexec_ranks without -n" "$(mpiexec_ranks -genv A b ./app -n 4)" ""
+    check "mpiexec_ranks -n without a number" "$(mpiexec_ranks -n)" ""
+    # The host file of a launch on the 4 hosts of cluster hx.
+    mkdir -p "$state/hx"
+    check "hosts_file 4" "$(hosts_file 4)" "$state/hx/hosts"
+    check "hosts_file ''" "$(hosts_file '')" "$state/hx/hosts"
+    check "hosts_file 10" "$(hosts_file 10)" "$state/hx/hosts-10"
+    check "hosts-10" "$(paste -sd ' ' "$state/hx/hosts-10")" "hx-h0:3 hx-h1:3 hx-h2:2 hx-h3:2"
+    check "hosts_file 16" "$(hosts_file 16)" "$state/hx/hosts-16"
+    check "hosts-16" "$(paste -sd ' ' "$state/hx/hosts-16")" "hx-h0:4 hx-h1:4 hx-h2:4 hx-h3:4"
 ) || exit 1
 echo "PASS"
 exit 0
