@@ -19,13 +19,26 @@ hrelay-run: $(srcdir)/scripts/hrelay-run.in src/shim/hrelay-settings$(EXEEXT) Ma
 	chmod +x $@.tmp && mv $@.tmp $@
 
 # hrelay-emucluster (the emulated cluster) is generated from scripts/hrelay-emucluster, which also
-# runs as it is from the source tree; the build's copy knows the installed library paths.
+# runs as it is from the source tree; the build's copy knows the installed library paths. Its
+# commands live in scripts/emu/lib-*.sh, installed in $(emudatadir): the build tree's copy
+# sources them from the source tree, an installed copy from $(emudatadir).
 bin_SCRIPTS += hrelay-emucluster
 CLEANFILES += hrelay-emucluster
 EXTRA_DIST += scripts/hrelay-emucluster docs/emucluster.md
+emudatadir = $(pkgdatadir)/emu
+dist_emudata_DATA = \
+	scripts/emu/lib-common.sh \
+	scripts/emu/lib-create.sh \
+	scripts/emu/lib-destroy.sh \
+	scripts/emu/lib-status.sh \
+	scripts/emu/lib-launch.sh \
+	scripts/emu/lib-run.sh
 hrelay_emucluster_edit = sed \
 	-e 's|@libdir[@]|$(libdir)|g' \
 	-e 's|@pkglibdir[@]|$(pkglibdir)|g' \
+	-e 's|@emudatadir[@]|$(emudatadir)|g' \
+	-e 's|@abs_top_builddir[@]|$(abs_top_builddir)|g' \
+	-e 's|@abs_top_srcdir[@]|$(abs_top_srcdir)|g' \
 	-e 's|@MPIEXEC[@]|$(MPIEXEC)|g' \
 	-e 's|@PACKAGE_VERSION[@]|$(PACKAGE_VERSION)|g'
 

@@ -1,12 +1,16 @@
 /* emu/: libhrelay-emu.so, the helper hrelay-emucluster preloads into every rank it launches. It
- * interposes a few dynamic symbols of libucp (UCX 1.13, as called by MPICH 4.0.2's ch4:ucx
- * netmod) and changes two things, nothing else:
+ * interposes a few dynamic symbols of libucp and libucs (UCX 1.13, as called by MPICH 4.0.2's
+ * ch4:ucx netmod) and changes three things, nothing else:
  *   - idle ranks block: UCP_FEATURE_WAKEUP is added at ucp_init, and a worker whose progress
  *     found nothing HRELAY_EMU_SPIN times in a row waits on its event fd (ucp_worker_arm, then
- *     poll with a timeout starting at HRELAY_EMU_WAIT_MS) instead of busy-polling;
+ *     poll with a timeout starting at HRELAY_EMU_WAIT_MS) instead of busy-polling, or sleeps
+ *     HRELAY_EMU_PAUSE_US when UCX refuses to arm (its shared memory has sends waiting for room);
  *   - MPI_Finalize cannot hang: from the first endpoint close until ucp_worker_destroy, a helper
  *     thread per worker keeps the worker progressing, so a peer's late flush round trip is
- *     answered while MPICH waits in its PMI barrier without progressing UCX.
+ *     answered while MPICH waits in its PMI barrier without progressing UCX;
+ *   - each emulated host is a machine of its own: ucs_get_system_id, by which UCX's
+ *     shared-memory transports decide which peers share memory, differs between network
+ *     namespaces (the real one comes from the boot id, the same in all of them).
  * No MPI here (the library is MPI-agnostic; it only sees UCX calls). */
 #ifndef HRELAY_EMU_EMU_H
 #define HRELAY_EMU_EMU_H
@@ -14,6 +18,7 @@
 #include <stdbool.h>
 
 #include <ucp/api/ucp.h>
+#include <ucs/sys/uid.h>
 
 /* Marks a function exported from libhrelay-emu.so (everything else is hidden). */
 #define EMU_EXPORT __attribute__((visibility("default")))
@@ -23,13 +28,14 @@
 /* The HRELAY_EMU_* environment, read once. */
 typedef struct emu_settings {
     bool wakeup;      /* HRELAY_EMU_WAKEUP: add UCP_FEATURE_WAKEUP and block when idle */
-    bool finalize;    /* HRELAY_EMU_FINALIZE: progress workers from a thread after the first close */
+    bool finalize;    /* HRELAY_EMU_FINALIZE: progress workers from a thread after first close */
     unsigned spin;    /* HRELAY_EMU_SPIN: empty progress calls before blocking */
     int wait_ms;      /* HRELAY_EMU_WAIT_MS: first wait on the event fd (then doubling) */
+    int pause_us;     /* HRELAY_EMU_PAUSE_US: sleep of an idle rank UCX keeps busy; 0: spin */
     int verbose;      /* HRELAY_EMU_VERBOSE: 1 prints one line per worker on stderr */
 } emu_settings;
 
-enum { EMU_DEFAULT_SPIN = 10, EMU_DEFAULT_WAIT_MS = 2 };
+enum { EMU_DEFAULT_SPIN = 10, EMU_DEFAULT_WAIT_MS = 2, EMU_DEFAULT_PAUSE_US = 50 };
 
 /* The longest wait of an idle owner: after each wait that timed out the next one doubles, up
  * to this (or HRELAY_EMU_WAIT_MS if larger); real progress resets it to HRELAY_EMU_WAIT_MS. */
@@ -60,6 +66,7 @@ typedef struct emu_ucp {
     void (*request_release)(void *);
     void (*request_free)(void *);
     ucs_status_t (*request_check_status)(void *);
+    uint64_t (*get_system_id)(void);
 } emu_ucp;
 
 /* The next definitions of the UCX functions above (the ones libucp exports), resolved once with
@@ -73,8 +80,9 @@ const emu_ucp *emu_real(void);
 void emu_worker_created(ucp_worker_h worker);
 
 /* One progress call as the owner sees it: the real progress and, after HRELAY_EMU_SPIN empty
- * calls in a row, one wait of at most HRELAY_EMU_WAIT_MS on the worker's event fd. Returns what
- * the real progress returned. Unregistered workers and foreign threads get the real call. */
+ * calls in a row, one wait of at most HRELAY_EMU_WAIT_MS on the worker's event fd, or, when UCX
+ * refuses to arm it (busy with work it cannot signal), a pause of HRELAY_EMU_PAUSE_US. Returns
+ * what the real progress returned. Unregistered workers and foreign threads get the real call. */
 unsigned emu_worker_progress(ucp_worker_h worker);
 
 /* Stops the worker's helper thread (if any) and unregisters it; call before the real destroy. */

@@ -40,6 +40,7 @@ static void resolve(void)
     *(void **)&r->request_release = next_symbol("ucp_request_release");
     *(void **)&r->request_free = next_symbol("ucp_request_free");
     *(void **)&r->request_check_status = next_symbol("ucp_request_check_status");
+    *(void **)&r->get_system_id = next_symbol("ucs_get_system_id");
 }
 
 /* The real functions (see emu.h). */

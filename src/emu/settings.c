@@ -48,6 +48,7 @@ static void load(void)
     settings.finalize = read_int("HRELAY_EMU_FINALIZE", 0, 1, 1) != 0;
     settings.spin = (unsigned)read_int("HRELAY_EMU_SPIN", 1, 1000000, EMU_DEFAULT_SPIN);
     settings.wait_ms = (int)read_int("HRELAY_EMU_WAIT_MS", 1, 1000, EMU_DEFAULT_WAIT_MS);
+    settings.pause_us = (int)read_int("HRELAY_EMU_PAUSE_US", 0, 100000, EMU_DEFAULT_PAUSE_US);
     settings.verbose = (int)read_int("HRELAY_EMU_VERBOSE", 0, 1, 0);
 }
 

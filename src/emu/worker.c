@@ -21,11 +21,16 @@ typedef struct emu_worker {
     _Atomic(ucp_worker_h) handle; /* NULL: free slot */
     int efd;                      /* the worker's event fd; -1 when wakeup is unavailable */
     unsigned idle;                /* empty progress calls in a row (owner) */
+    unsigned busy;                /* refused arms since the last progress (owner) */
     int wait_ms;                  /* the owner's next wait: doubles while waits time out */
     bool helper_running;          /* owner */
     bool stop;                    /* guarded by registry.lock */
     pthread_t helper;
-    unsigned long calls, waits;                /* owner's progress calls and waits */
+    unsigned long calls, waits, timeouts;      /* owner's progress calls, waits, waits that
+                                                  timed out */
+    unsigned long pauses;                      /* owner's pauses while UCX was busy */
+    double waited_s, timed_out_s;              /* owner's time in waits, in waits that timed
+                                                  out */
     unsigned long helper_rounds, helper_events; /* helper's progress calls and their events */
 } emu_worker;
 
@@ -96,11 +101,12 @@ void emu_worker_created(ucp_worker_h worker)
         return;
     }
     w->efd = -1;
-    w->idle = 0;
+    w->idle = w->busy = 0;
     w->wait_ms = s->wait_ms;
     w->helper_running = false;
     w->stop = false;
-    w->calls = w->waits = w->helper_rounds = w->helper_events = 0;
+    w->calls = w->waits = w->timeouts = w->pauses = w->helper_rounds = w->helper_events = 0;
+    w->waited_s = w->timed_out_s = 0;
     int fd;
     if (s->wakeup && emu_real()->worker_get_efd(worker, &fd) == UCS_OK)
         w->efd = fd;
@@ -143,7 +149,7 @@ unsigned emu_worker_progress(ucp_worker_h worker)
     unsigned n = real->worker_progress(worker);
     w->calls++;
     if (n) {
-        w->idle = 0;
+        w->idle = w->busy = 0;
         w->wait_ms = s->wait_ms;
         emu_unlock(taken);
         return n;
@@ -157,12 +163,29 @@ unsigned emu_worker_progress(ucp_worker_h worker)
     w->idle = s->spin;
     ucs_status_t armed = real->worker_arm(worker);
     emu_unlock(taken);
-    if (armed == UCS_OK) {
+    if (armed == UCS_ERR_BUSY && ++w->busy > 1 && s->pause_us > 0) {
+        /* UCX refused to arm again without progress in between: not events waiting to be
+         * read (the next progress takes those), but work it cannot signal on the fd: its
+         * shared-memory transport refuses while sends wait for room in a peer's queue, and
+         * would spin until the peer, which may need this core, makes room. */
+        w->pauses++;
+        pause_us(s->pause_us);
+    } else if (armed == UCS_OK) {
         w->waits++;
         /* The timeout only guards against work that does not signal the fd; a long idle
          * period backs off to EMU_MAX_WAIT_MS between checks. */
-        if (!wait_fd(w->efd, w->wait_ms) && w->wait_ms < EMU_MAX_WAIT_MS)
-            w->wait_ms = w->wait_ms * 2 < EMU_MAX_WAIT_MS ? w->wait_ms * 2 : EMU_MAX_WAIT_MS;
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        bool event = wait_fd(w->efd, w->wait_ms);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double dt = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        w->waited_s += dt;
+        if (!event) {
+            w->timed_out_s += dt;
+            w->timeouts++;
+            if (w->wait_ms < EMU_MAX_WAIT_MS)
+                w->wait_ms = w->wait_ms * 2 < EMU_MAX_WAIT_MS ? w->wait_ms * 2 : EMU_MAX_WAIT_MS;
+        }
     }
     return 0;
 }
@@ -234,8 +257,9 @@ void emu_worker_destroying(ucp_worker_h worker)
         w->helper_running = false;
     }
     if (emu_settings_get()->verbose)
-        emu_say("worker %p: %lu progress calls, %lu waits; finalize helper: %lu progress calls, "
-                "%lu events",
-                (void *)worker, w->calls, w->waits, w->helper_rounds, w->helper_events);
+        emu_say("worker %p: %lu progress calls, %lu waits of %.3f s (%lu timed out, %.3f s), "
+                "%lu pauses; finalize helper: %lu progress calls, %lu events",
+                (void *)worker, w->calls, w->waits, w->waited_s, w->timeouts, w->timed_out_s,
+                w->pauses, w->helper_rounds, w->helper_events);
     atomic_store(&w->handle, NULL);
 }

@@ -1,9 +1,12 @@
 /* A small MPI program for the emulated cluster (hrelay-emucluster): correctness of a few
- * exchanges, and the link rate as MPI sees it.
+ * exchanges, the link rate as MPI sees it, and where the ranks are.
  *
  * Usage: exchange [--iters K] [--bytes B] [--seed S]
- *        exchange --bandwidth BYTES [--reps R] [--rate BITS_PER_S] [--duplex full|half]
+ *        exchange --bandwidth BYTES [--distance D] [--reps R] [--rate BITS_PER_S]
+ *                 [--duplex full|half]
+ *        exchange --alltoall BYTES [--reps R] [--rate BITS_PER_S] [--duplex full|half]
  *        exchange --idle SECONDS
+ *        exchange --topology
  *
  * Default mode: K iterations (default 3) of an MPI_Alltoallv with uneven seeded counts (up to B
  * bytes per pair, default 65536; some pairs send nothing), an MPI_Sendrecv with the rank K
@@ -12,24 +15,40 @@
  * of every rank's receive buffers in rank order, so a run under hrelay must print the same line
  * as a native one) and exits 0, or prints "exchange: FAIL ..." and exits 1.
  *
- * --bandwidth: ranks i < P/2 and i + P/2 form pairs (P even, at least 2). One-way: the lower
- * rank of every pair sends BYTES to the upper one (MPI_Send / MPI_Recv); two-way: both send
- * BYTES to each other at once (MPI_Sendrecv). Each is timed R times (default 5) after a barrier,
- * from the first rank's start to the last rank's end on the machine's monotonic clock (the
- * ranks of an emulated cluster share it); rank 0 prints the median per test:
+ * Nodes are what MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) says (an emulated host each).
+ *
+ * --bandwidth: rank i pairs with rank i + D when i / D is even, else with i - D (D: --distance,
+ * default P/2; P must be a multiple of 2D). One-way: the lower rank of every pair sends BYTES
+ * to the upper one (MPI_Send / MPI_Recv); two-way: both send BYTES to each other at once
+ * (MPI_Sendrecv). Each is timed R times (default 5) after a barrier, from the first rank's start
+ * to the last rank's end on the machine's monotonic clock (the ranks of an emulated cluster share
+ * it); rank 0 prints the median per test:
  *   one-way bytes=BYTES seconds=T mbit_per_s=M bound_s=L ratio=T/L
  *   two-way bytes=BYTES seconds=T mbit_per_s=M bound_s=L ratio=T/L
- * mbit_per_s is per direction of one flow; bound_s (with --rate) is the time the payload takes
- * at the link rate: BYTES*8/rate per direction, twice that for two-way in half duplex.
+ * mbit_per_s is per direction of one flow; bound_s (with --rate) is the time the busiest node's
+ * NIC needs at the link rate: the bytes its ranks send to and receive from other nodes, the
+ * larger of the two (full duplex) or their sum (half duplex), times 8 over the rate. With one
+ * rank per node that is BYTES*8/rate per direction, twice that for two-way in half duplex;
+ * pairs within a node give 0 (and ratio 0): shared memory carries them.
+ *
+ * --alltoall: R timed MPI_Alltoall calls (after one untimed) of BYTES per pair, each timed as
+ * above; rank 0 prints
+ *   alltoall bytes=BYTES ranks=P nodes=N seconds=T bound_s=L ratio=T/L cpu_s=C cores=U
+ * with T the median call, L the busiest NIC's time as above, C the CPU seconds (user + system)
+ * of all ranks over the R timed calls and U = C over their wall time (busy cores).
  *
  * --idle: rank 0 sleeps SECONDS while every other rank waits for it in MPI_Barrier, so the run's
  * CPU use shows what waiting ranks cost (busy polling or blocking); rank 0 prints
- * "idle: P ranks waited S s". */
+ * "idle: P ranks waited S s".
+ *
+ * --topology: rank 0 prints "topology: ranks=P nodes=N node_of_rank=n0,n1,..." (nodes numbered
+ * in the order of their lowest rank). */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 enum { TAG = 7 };
@@ -38,7 +57,10 @@ typedef struct options {
     int iters;
     long bytes;
     uint64_t seed;
-    long bandwidth; /* 0: the correctness exchange */
+    long bandwidth; /* > 0: the --bandwidth mode */
+    int distance;   /* --bandwidth's pair distance; 0: P/2 */
+    long alltoall;  /* > 0: the --alltoall mode */
+    int topology;   /* the --topology mode */
     int reps;
     double rate_bps;
     int half;
@@ -51,9 +73,12 @@ static void usage_exit(int rank, const char *why)
     if (rank == 0)
         fprintf(stderr,
                 "exchange: %s\nusage: exchange [--iters K] [--bytes B] [--seed S]\n"
-                "       exchange --bandwidth BYTES [--reps R] [--rate BITS_PER_S] "
+                "       exchange --bandwidth BYTES [--distance D] [--reps R] "
+                "[--rate BITS_PER_S] [--duplex full|half]\n"
+                "       exchange --alltoall BYTES [--reps R] [--rate BITS_PER_S] "
                 "[--duplex full|half]\n"
-                "       exchange --idle SECONDS\n",
+                "       exchange --idle SECONDS\n"
+                "       exchange --topology\n",
                 why);
     MPI_Finalize();
     exit(2);
@@ -65,6 +90,10 @@ static void parse(int argc, char **argv, int rank, options *o)
     *o = (options){.iters = 3, .bytes = 65536, .seed = 1, .reps = 5};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--topology")) {
+            o->topology = 1;
+            continue;
+        }
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!v)
             usage_exit(rank, "missing value");
@@ -77,6 +106,10 @@ static void parse(int argc, char **argv, int rank, options *o)
             o->seed = strtoull(v, &end, 10);
         else if (!strcmp(a, "--bandwidth"))
             o->bandwidth = strtol(v, &end, 10);
+        else if (!strcmp(a, "--distance"))
+            o->distance = (int)strtol(v, &end, 10);
+        else if (!strcmp(a, "--alltoall"))
+            o->alltoall = strtol(v, &end, 10);
         else if (!strcmp(a, "--reps"))
             o->reps = (int)strtol(v, &end, 10);
         else if (!strcmp(a, "--idle"))
@@ -93,7 +126,7 @@ static void parse(int argc, char **argv, int rank, options *o)
         i++;
     }
     if (o->iters < 1 || o->bytes < 1 || o->reps < 1 || o->bandwidth < 0 || o->rate_bps < 0 ||
-        o->idle < 0)
+        o->idle < 0 || o->distance < 0 || o->alltoall < 0 || o->alltoall > INT32_MAX)
         usage_exit(rank, "values must be positive");
 }
 
@@ -195,58 +228,157 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Where the ranks are: the node communicator of MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) and
+ * every rank's node, numbered in the order of the nodes' lowest ranks. */
+typedef struct topology {
+    MPI_Comm node;
+    int *node_of; /* size entries */
+    int nodes;
+} topology;
+
+/* Fills t (collective); topology_free releases it. */
+static void topology_get(int rank, int size, topology *t)
+{
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &t->node);
+    int lowest, *leader = malloc(sizeof(int) * (size_t)size);
+    MPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, t->node);
+    MPI_Allgather(&lowest, 1, MPI_INT, leader, 1, MPI_INT, MPI_COMM_WORLD);
+    t->node_of = malloc(sizeof(int) * (size_t)size);
+    t->nodes = 0;
+    for (int r = 0; r < size; r++)
+        t->node_of[r] = leader[r] == r ? t->nodes++ : t->node_of[leader[r]];
+    free(leader);
+}
+
+/* Releases what topology_get took. */
+static void topology_free(topology *t)
+{
+    MPI_Comm_free(&t->node);
+    free(t->node_of);
+}
+
+/* The time the busiest node's NIC needs for what each rank sends to (sent) and receives from
+ * (received) ranks of other nodes: per node the larger of the two sums (full duplex) or their
+ * sum (half duplex), times 8 over the rate; 0 without --rate. Collective. */
+static double nic_bound(const options *o, const topology *t, double sent, double received)
+{
+    double mine[2] = {sent, received}, node[2], worst;
+    MPI_Allreduce(mine, node, 2, MPI_DOUBLE, MPI_SUM, t->node);
+    double busy = o->half ? node[0] + node[1] : node[0] > node[1] ? node[0] : node[1];
+    MPI_Allreduce(&busy, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return o->rate_bps > 0 ? worst * 8 / o->rate_bps : 0;
+}
+
+/* From the first rank's start to the last rank's end (pass 0 as end to take no part in it).
+ * Collective. */
+static double span(double start, double end)
+{
+    double first_start, last_end;
+    MPI_Allreduce(&start, &first_start, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&end, &last_end, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return last_end - first_start;
+}
+
+/* The median of n times (sorts them). */
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return t[n / 2];
+}
+
 /* Times one pairwise test R times and returns the median of the slowest rank's times. */
-static double time_pairs(const options *o, int rank, int size, int two_way, unsigned char *out,
+static double time_pairs(const options *o, int rank, int peer, int two_way, unsigned char *out,
                          unsigned char *in)
 {
-    int half = size / 2, peer = rank < half ? rank + half : rank - half;
-    int n = (int)o->bandwidth;
+    int lower = rank < peer, n = (int)o->bandwidth;
     double *t = malloc(sizeof(double) * (size_t)o->reps);
     for (int r = 0; r < o->reps; r++) {
         MPI_Barrier(MPI_COMM_WORLD);
-        double start = now(), end;
+        double start = now();
         if (two_way)
             MPI_Sendrecv(out, n, MPI_BYTE, peer, TAG, in, n, MPI_BYTE, peer, TAG, MPI_COMM_WORLD,
                          MPI_STATUS_IGNORE);
-        else if (rank < half)
+        else if (lower)
             MPI_Send(out, n, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
         else
             MPI_Recv(in, n, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         /* From the first rank leaving the barrier to the last rank done (one-way: the last
          * receiver); ranks leave a barrier at slightly different times, and timing from each
          * rank's own start would let a sender's head start pass for bandwidth. */
-        end = rank < half && !two_way ? 0 : now();
-        double first_start, last_end;
-        MPI_Allreduce(&start, &first_start, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-        MPI_Allreduce(&end, &last_end, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        t[r] = last_end - first_start;
+        t[r] = span(start, lower && !two_way ? 0 : now());
     }
-    qsort(t, (size_t)o->reps, sizeof *t, cmp_double);
-    double median = t[o->reps / 2];
+    double m = median(t, o->reps);
     free(t);
-    return median;
+    return m;
 }
 
 /* The --bandwidth mode; prints on rank 0. */
-static void run_bandwidth(const options *o, int rank, int size)
+static void run_bandwidth(const options *o, int rank, int size, const topology *topo)
 {
-    if (size < 2 || size % 2) {
+    int d = o->distance ? o->distance : size / 2;
+    if (d < 1 || size % (2 * d)) {
         if (rank == 0)
-            fprintf(stderr, "exchange: --bandwidth needs an even number of ranks\n");
+            fprintf(stderr, "exchange: --bandwidth needs a number of ranks that is a multiple "
+                            "of twice the distance (%d)\n",
+                    d);
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
+    int peer = rank / d % 2 ? rank - d : rank + d;
+    double bytes = topo->node_of[rank] != topo->node_of[peer] ? (double)o->bandwidth : 0;
     unsigned char *out = malloc((size_t)o->bandwidth), *in = malloc((size_t)o->bandwidth);
     memset(out, 0x5A, (size_t)o->bandwidth);
     for (int two_way = 0; two_way <= 1; two_way++) {
-        double s = time_pairs(o, rank, size, two_way, out, in);
-        double bound = o->rate_bps > 0 ? (double)o->bandwidth * 8 / o->rate_bps : 0;
-        if (two_way && o->half)
-            bound *= 2;
+        double s = time_pairs(o, rank, peer, two_way, out, in);
+        double bound = two_way ? nic_bound(o, topo, bytes, bytes)
+                               : nic_bound(o, topo, rank < peer ? bytes : 0,
+                                           rank < peer ? 0 : bytes);
         if (rank == 0)
             printf("%s bytes=%ld seconds=%.6f mbit_per_s=%.1f bound_s=%.6f ratio=%.3f\n",
                    two_way ? "two-way" : "one-way", o->bandwidth, s,
                    (double)o->bandwidth * 8 / s / 1e6, bound, bound > 0 ? s / bound : 0);
     }
+    free(out);
+    free(in);
+}
+
+/* CPU seconds (user + system) of this process so far. */
+static double cpu_seconds(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return (double)u.ru_utime.tv_sec + (double)u.ru_utime.tv_usec * 1e-6 +
+           (double)u.ru_stime.tv_sec + (double)u.ru_stime.tv_usec * 1e-6;
+}
+
+/* The --alltoall mode; prints on rank 0. */
+static void run_alltoall(const options *o, int rank, int size, const topology *topo)
+{
+    int n = (int)o->alltoall;
+    unsigned char *out = malloc((size_t)n * (size_t)size), *in = malloc((size_t)n * (size_t)size);
+    memset(out, 0x5A, (size_t)n * (size_t)size);
+    double *t = malloc(sizeof(double) * (size_t)o->reps);
+    MPI_Alltoall(out, n, MPI_BYTE, in, n, MPI_BYTE, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double cpu0 = cpu_seconds(), wall0 = now();
+    for (int r = 0; r < o->reps; r++) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        double start = now();
+        MPI_Alltoall(out, n, MPI_BYTE, in, n, MPI_BYTE, MPI_COMM_WORLD);
+        t[r] = span(start, now());
+    }
+    double cpu = cpu_seconds() - cpu0, wall = now() - wall0, all_cpu, longest;
+    MPI_Reduce(&cpu, &all_cpu, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+    MPI_Reduce(&wall, &longest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+    int local;
+    MPI_Comm_size(topo->node, &local);
+    double off_node = (double)(size - local) * n;
+    double bound = nic_bound(o, topo, off_node, off_node), s = median(t, o->reps);
+    if (rank == 0)
+        printf("alltoall bytes=%d ranks=%d nodes=%d seconds=%.6f bound_s=%.6f ratio=%.3f "
+               "cpu_s=%.2f cores=%.2f\n",
+               n, size, topo->nodes, s, bound, bound > 0 ? s / bound : 0, all_cpu,
+               longest > 0 ? all_cpu / longest : 0);
+    free(t);
     free(out);
     free(in);
 }
@@ -265,6 +397,17 @@ static void run_idle(const options *o, int rank, int size)
         printf("idle: %d ranks waited %.3f s\n", size, o->idle);
 }
 
+/* The --topology mode; prints on rank 0. */
+static void run_topology(int rank, int size, const topology *topo)
+{
+    if (rank != 0)
+        return;
+    printf("topology: ranks=%d nodes=%d node_of_rank=", size, topo->nodes);
+    for (int r = 0; r < size; r++)
+        printf("%s%d", r ? "," : "", topo->node_of[r]);
+    printf("\n");
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -273,11 +416,18 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     options o;
     parse(argc, argv, rank, &o);
-    if (o.bandwidth > 0 || o.idle > 0) {
-        if (o.bandwidth > 0)
-            run_bandwidth(&o, rank, size);
+    if (o.bandwidth > 0 || o.alltoall > 0 || o.idle > 0 || o.topology) {
+        topology topo;
+        topology_get(rank, size, &topo);
+        if (o.topology)
+            run_topology(rank, size, &topo);
+        else if (o.bandwidth > 0)
+            run_bandwidth(&o, rank, size, &topo);
+        else if (o.alltoall > 0)
+            run_alltoall(&o, rank, size, &topo);
         else
             run_idle(&o, rank, size);
+        topology_free(&topo);
         MPI_Finalize();
         return 0;
     }

@@ -22,45 +22,10 @@ if [ "$(id -u)" -ne 0 ]; then
     fail "$PROG needs root: it builds an emulated cluster (network namespaces, veths, a bridge, tc). Run 'make check' (or scripts/check) as root; CI does."
 fi
 
-EMU=$PWD/hrelay-emucluster
-EXCHANGE=$PWD/tests/emu/exchange
-[ -x "$EMU" ] || fail "$EMU missing (make all builds it)"
-[ -x "$EXCHANGE" ] || fail "$EXCHANGE missing (make check builds it)"
 RATE=100000000
 NAME=hrs$$
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/hrelay-emu-smoke.XXXXXX") || exit 99
-emu() {
-    "$EMU" --name "$NAME" "$@"
-}
-# shellcheck disable=SC2317 # called by the EXIT trap
-cleanup() {
-    emu destroy >/dev/null 2>&1
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-unset HRELAY_ALGO HRELAY_REPORT HRELAY_DUMP HRELAY_VERBOSE HRELAY_DISABLE HRELAY_EMU_NAME \
-    HRELAY_EMU_WAKEUP HRELAY_EMU_FINALIZE HRELAY_EMU_SPIN HRELAY_EMU_WAIT_MS HRELAY_EMU_VERBOSE
-
-# run LABEL [run options] -- PROGRAM ARGS: one launch on the cluster, output in $TMP/LABEL.
-run() {
-    local label=$1
-    shift
-    echo "+ hrelay-emucluster run $*"
-    emu run --timeout 120 "$@" >"$TMP/$label" 2>"$TMP/$label.err"
-    local status=$?
-    cat "$TMP/$label" "$TMP/$label.err"
-    [ $status -eq 0 ] || fail "$label: exit status $status"
-}
-
-# field TEST KEY FILE: the value of KEY= on the line of FILE that starts with TEST.
-field() {
-    sed -n "s/^$1 .*[ ]$2=\([0-9.]*\).*/\1/p" "$3"
-}
-
-# within VALUE LOW HIGH: succeeds if LOW <= VALUE <= HIGH (decimals).
-within() {
-    awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v != "" && v >= lo && v <= hi) }'
-}
+# shellcheck source=tests/emu/common.sh
+. "${srcdir:-.}/tests/emu/common.sh"
 
 # measure_rates DUPLEX: the pairwise MPI transfers; fails unless one-way and two-way take 0.9 to
 # 1.5 times their bounds; sets t1 and t2, their seconds.
