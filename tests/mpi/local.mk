@@ -32,8 +32,8 @@ EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests
 	tests/fuzz/seeds/family-5 tests/fuzz/seeds/family-6 \
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
-check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/bench_window tests/mpi/control \
-	tests/mpi/sites tests/mpi/errors tests/mpi/threads
+check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/control tests/mpi/sites \
+	tests/mpi/errors tests/mpi/threads
 tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/plans.c tests/mpi/plans.h \
 	tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_test_exec_LDADD = libhrelay_exec.la libhrelay_plan.la
@@ -49,10 +49,6 @@ TESTS += tests/mpi/large.sh
 check_PROGRAMS += tests/mpi/large
 endif
 tests_mpi_large_SOURCES = tests/mpi/large.c tests/mpi/testlib.c tests/mpi/testlib.h
-
-# Not a test: times exec_run for several windows (see the comment in bench_window.c).
-tests_mpi_bench_window_SOURCES = tests/mpi/bench_window.c
-tests_mpi_bench_window_LDADD = libhrelay_exec.la libhrelay_plan.la
 
 # The Fortran test program, built with the MPI Fortran wrapper found by configure, once per
 # binding: mpif.h, use mpi, use mpi_f08 (with -g: the report names its lines).
