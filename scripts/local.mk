@@ -21,7 +21,10 @@ hrelay-run: $(srcdir)/scripts/hrelay-run.in $(srcdir)/src/exec/exec.h Makefile
 
 # hrelay-emucluster (the emulated cluster) is generated from scripts/hrelay-emucluster, which also
 # runs as it is from the source tree; the build's copy knows the installed library paths.
+# Installed with the emulator's helper library (--enable-emu).
+if HRELAY_EMU
 bin_SCRIPTS += hrelay-emucluster
+endif
 CLEANFILES += hrelay-emucluster
 EXTRA_DIST += scripts/hrelay-emucluster docs/emucluster.md
 hrelay_emucluster_edit = sed \

@@ -2,7 +2,10 @@
 # ranks block on UCX's event fd; MPI_Finalize cannot hang in MPICH's PMI barrier). It interposes
 # libucp's dynamic symbols, reaches the real ones with dlsym(RTLD_NEXT), and links neither MPI nor
 # UCX (-Wl,--as-needed drops the libmpich the mpicc wrapper adds). Installed in $(pkglibdir).
+# Built when configure finds UCX's headers (--enable-emu, the default when found).
+if HRELAY_EMU
 pkglib_LTLIBRARIES += src/emu/libhrelay-emu.la
+endif
 src_emu_libhrelay_emu_la_SOURCES = \
 	src/emu/emu.h \
 	src/emu/settings.c \

@@ -5,7 +5,8 @@
 #               (test_exec), P = 1..8
 #   compare.sh  the shim against PMPI, byte for byte, guard bytes, report check, P = 1..8
 #   families.sh the same for every other schedule family, element-cutting grains and packets
-#   fortran.sh  MPI_ALLTOALLV / MPI_ALLTOALL from Fortran are rescheduled and right
+#   fortran.sh  MPI_ALLTOALLV / MPI_ALLTOALL from Fortran are rescheduled and right (skipped,
+#               saying why, when configure found no MPI Fortran compiler: --enable-fortran)
 #   report.sh   environment variables and what the report counts
 #   control.sh  the tool API of hrelay.h (hrelay_set_algorithm, hrelay_last_algorithm)
 #   cache.sh    plan cache, call sites, unchecked native runs, calibration files (sites.c)
@@ -51,9 +52,13 @@ endif
 tests_mpi_large_SOURCES = tests/mpi/large.c tests/mpi/testlib.c tests/mpi/testlib.h
 
 # The Fortran test program, built with the MPI Fortran wrapper found by configure, once per
-# binding: mpif.h, use mpi, use mpi_f08 (with -g: the report names its lines).
+# binding: mpif.h, use mpi, use mpi_f08 (with -g: the report names its lines); only when
+# configure found one (--enable-fortran).
 fortran_tests = tests/mpi/fortran_mpifh tests/mpi/fortran_usempi tests/mpi/fortran_f08
-check_SCRIPTS += $(fortran_tests) tests/mpi/mpi-env.sh
+if HRELAY_FORTRAN
+check_SCRIPTS += $(fortran_tests)
+endif
+check_SCRIPTS += tests/mpi/mpi-env.sh
 CLEANFILES += $(fortran_tests) tests/mpi/mpi-env.sh tests/mpi/*.mod
 fortran_build = $(MKDIR_P) tests/mpi && $(MPIFC) -g -cpp -Jtests/mpi -o $@
 # mpif.h declares no interfaces: gfortran would reject one buffer argument passed as an array

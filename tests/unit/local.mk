@@ -1,19 +1,24 @@
-# tests/unit: Check unit and property tests of plan/ (MPI-free), built when configure finds Check.
+# tests/unit: Check unit and property tests of plan/ (MPI-free), built when configure finds Check
+# (--enable-unit-tests, the default when found). Without Check, make check runs check_missing.sh
+# instead, which reports them as skipped and says what to install.
 #   test_plan     matrix figures, the direct planner, the verifier and the per-rank view
 #   test_duplex   the half-duplex form of every family, and plan_split_half
 #   test_heldout  every family on held-out matrix classes up to P = 256, against each paper's bound
 #   test_forward  the forwarding planner (plan/forward.c)
 #   test_cost     the cost model and the family choice (plan/cost.c, plan/choose.c)
+EXTRA_DIST += tests/unit/check_missing.sh
 unit_testlib = tests/unit/random_matrix.c tests/unit/random_matrix.h \
 	tests/unit/plan_testlib.c tests/unit/plan_testlib.h \
 	tests/unit/matrix_classes.c tests/unit/matrix_classes.h
 unit_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS)
 unit_ldadd = libhrelay_plan.la $(CHECK_LIBS) -lm
-if HAVE_CHECK
+if HRELAY_UNIT_TESTS
 unit_tests = tests/unit/test_plan tests/unit/test_duplex tests/unit/test_heldout \
 	tests/unit/test_forward tests/unit/test_cost
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
+else
+TESTS += tests/unit/check_missing.sh
 endif
 tests_unit_test_plan_SOURCES = tests/unit/test_plan.c tests/unit/walker_otto_figures.h \
 	$(unit_testlib)
