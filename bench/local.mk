@@ -1,20 +1,44 @@
+# bench/: benchmarks, built with the rest (not installed, not tests). `make bench` builds them all
+# and runs plan_time; the others run through their own targets or scripts.
+
+# bench/plan_time: planning time and memory of every family (plan_build) for P = 64, 256, 1024
+# (no MPI). `make bench` runs it; BENCH_ARGS passes options (e.g. BENCH_ARGS='--reps 9');
+# scripts/bench-plan runs it with options.
+noinst_PROGRAMS += bench/plan_time
+bench_plan_time_SOURCES = bench/plan_time.c
+bench_plan_time_LDADD = libhrelay_plan.la
+
 # bench/alltoallv_bench: MPI_Alltoallv timed side by side (PMPI, native, every hrelay family,
 # auto) on exchange patterns, against the network's lower bound. An MPI program that finds
-# hrelay with dlsym, so it runs under hrelay-run without linking libhrelay. Built with the
-# rest (not installed); `make bench` builds it, `make bench-alltoallv` also runs it on
-# BENCH_RANKS ranks of this machine (default 2) with BENCH_ALLTOALLV_ARGS, and scripts/bench
-# runs it, writes the tables and plots, on any launcher. tests/bench/smoke.sh runs it in
-# make check.
+# hrelay with dlsym, so it runs under hrelay-run without linking libhrelay. `make
+# bench-alltoallv` runs it on BENCH_RANKS ranks of this machine (default 2) with
+# BENCH_ALLTOALLV_ARGS, and scripts/bench runs it, writes the tables and plots, on any launcher.
+# tests/bench/smoke.sh runs it in make check.
 noinst_PROGRAMS += bench/alltoallv_bench
 bench_alltoallv_bench_SOURCES = bench/alltoallv_bench.c bench/bench.h bench/options.c \
 	bench/patterns.c bench/pattern_redist.c bench/pattern_samplesort.c bench/candidates.c \
 	bench/measure.c bench/rate.c bench/stats.c bench/output.c
 bench_alltoallv_bench_LDADD = -ldl -lm
 
+# bench/overhead: hrelay's cost on tiny exchanges, side by side with PMPI in one run (2 ranks
+# under libhrelay.so). `make overhead` runs it; OVERHEAD_ARGS passes options.
+noinst_PROGRAMS += bench/overhead
+bench_overhead_SOURCES = bench/overhead.c bench/stats.c bench/bench.h
+bench_overhead_LDADD = -ldl
+
+# bench/bench_window: exec_run (without the shim) for windows 1 .. 64, to choose
+# EXEC_DEFAULT_WINDOW (see the comment in bench_window.c); run it with mpiexec -n 2.
+noinst_PROGRAMS += bench/bench_window
+bench_bench_window_SOURCES = bench/bench_window.c
+bench_bench_window_LDADD = libhrelay_exec.la libhrelay_plan.la
+
 dist_noinst_SCRIPTS += scripts/bench bench/plot.sh bench/summary.sh
 EXTRA_DIST += docs/performance
 
-bench: bench/alltoallv_bench$(EXEEXT)
+.PHONY: bench
+bench: bench/plan_time$(EXEEXT) bench/alltoallv_bench$(EXEEXT) bench/overhead$(EXEEXT) \
+	bench/bench_window$(EXEEXT)
+	./bench/plan_time$(EXEEXT) $(BENCH_ARGS)
 
 BENCH_RANKS = 2
 .PHONY: bench-alltoallv
@@ -22,3 +46,8 @@ bench-alltoallv: bench/alltoallv_bench$(EXEEXT) libhrelay.la
 	UCX_TLS=self,sm $(MPIEXEC) -n $(BENCH_RANKS) -genv UCX_TLS self,sm \
 	  -genv LD_PRELOAD $(abs_top_builddir)/.libs/libhrelay.so \
 	  ./bench/alltoallv_bench$(EXEEXT) $(BENCH_ALLTOALLV_ARGS)
+
+.PHONY: overhead
+overhead: bench/overhead$(EXEEXT) libhrelay.la
+	UCX_TLS=$${UCX_TLS:-self,sm} $(MPIEXEC) -n 2 -genv LD_PRELOAD $(abs_top_builddir)/.libs/libhrelay.so \
+	  ./bench/overhead$(EXEEXT) $(OVERHEAD_ARGS)

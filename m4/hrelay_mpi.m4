@@ -62,16 +62,16 @@ AC_DEFUN([HRELAY_PROG_MPIEXEC], [
         [AC_MSG_ERROR([no MPI launcher found (tried mpiexec.$HRELAY_MPI_FAMILY, mpiexec): install the Debian package mpich (or openmpi-bin)])])
 ])
 
-# HRELAY_PROG_MPIFC: MPIFC is the MPI Fortran wrapper used by the Fortran tests; it must
-# compile programs with `use mpi` (mpif.h and `use mpi_f08` are checked by the tests).
-AC_DEFUN([HRELAY_PROG_MPIFC], [
+# HRELAY_CHECK_MPIFC: sets hrelay_found to yes when MPIFC, the MPI Fortran wrapper the Fortran
+# tests use, compiles a program with `use mpi` (mpif.h and `use mpi_f08` are checked by the
+# tests). Honours MPIFC; otherwise looks for the wrapper of the MPI family.
+AC_DEFUN([HRELAY_CHECK_MPIFC], [
   AC_ARG_VAR([MPIFC], [MPI Fortran compiler wrapper (default: mpifort.mpich, or mpifort.openmpi for Open MPI, then mpifort)])
   AS_IF([test -z "$MPIFC"],
         [AC_CHECK_PROGS([MPIFC], [mpifort.$HRELAY_MPI_FAMILY mpif90.$HRELAY_MPI_FAMILY mpifort])])
-  AS_IF([test -z "$MPIFC"],
-        [AC_MSG_ERROR([no MPI Fortran compiler found (tried mpifort.$HRELAY_MPI_FAMILY, mpifort): install the Debian packages gfortran and libmpich-dev (or libopenmpi-dev), or set MPIFC])])
-  AC_MSG_CHECKING([whether $MPIFC compiles an MPI Fortran program])
-  cat > conftest.f90 <<'_HRELAY_EOF'
+  AS_IF([test -n "$MPIFC"], [
+    AC_MSG_CHECKING([whether $MPIFC compiles an MPI Fortran program])
+    cat > conftest.f90 <<'_HRELAY_EOF'
 program t
   use mpi
   integer :: ierr
@@ -79,9 +79,9 @@ program t
   call MPI_Finalize(ierr)
 end program t
 _HRELAY_EOF
-  AS_IF([$MPIFC -o conftest.fx conftest.f90 >&AS_MESSAGE_LOG_FD 2>&1],
-        [AC_MSG_RESULT([yes])],
-        [AC_MSG_RESULT([no])
-         AC_MSG_ERROR([$MPIFC cannot build a Fortran MPI program: install the Debian packages gfortran and libmpich-dev (or libopenmpi-dev)])])
-  rm -f conftest.f90 conftest.fx conftest.mod mpi.mod
+    AS_IF([$MPIFC -o conftest.fx conftest.f90 >&AS_MESSAGE_LOG_FD 2>&1],
+          [hrelay_found=yes], [hrelay_found=no])
+    AC_MSG_RESULT([$hrelay_found])
+    rm -f conftest.f90 conftest.fx conftest.mod mpi.mod
+  ])
 ])

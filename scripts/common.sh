@@ -28,14 +28,15 @@ is_stale() {
 }
 
 # Runs autoreconf -fi in the source tree when configure is missing or older than configure.ac,
-# Makefile.am, any local.mk or any m4/*.m4 of the project.
+# Makefile.am, any folder's local.mk or any m4/hrelay_*.m4 of the project.
 bootstrap() {
     local inputs=("$HRELAY_SRCDIR/configure.ac" "$HRELAY_SRCDIR/Makefile.am")
     local f
     while IFS= read -r f; do
         inputs+=("$f")
     done < <(find "$HRELAY_SRCDIR/src" "$HRELAY_SRCDIR/scripts" "$HRELAY_SRCDIR/tests" \
-        -name local.mk 2>/dev/null; ls "$HRELAY_SRCDIR"/m4/hrelay_*.m4 2>/dev/null)
+        "$HRELAY_SRCDIR/bench" -name local.mk 2>/dev/null
+        ls "$HRELAY_SRCDIR"/m4/hrelay_*.m4 2>/dev/null)
     if is_stale "$HRELAY_SRCDIR/configure" "${inputs[@]}"; then
         note "bootstrapping: autoreconf -fi (in $HRELAY_SRCDIR)"
         (cd "$HRELAY_SRCDIR" && autoreconf -fi) || die "autoreconf failed"

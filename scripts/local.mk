@@ -21,8 +21,11 @@ hrelay-run: $(srcdir)/scripts/hrelay-run.in src/shim/hrelay-settings$(EXEEXT) Ma
 # hrelay-emucluster (the emulated cluster) is generated from scripts/hrelay-emucluster, which also
 # runs as it is from the source tree; the build's copy knows the installed library paths. Its
 # commands live in scripts/emu/lib-*.sh, installed in $(emudatadir): the build tree's copy
-# sources them from the source tree, an installed copy from $(emudatadir).
+# sources them from the source tree, an installed copy from $(emudatadir). Installed with the
+# emulator's helper library (--enable-emu).
+if HRELAY_EMU
 bin_SCRIPTS += hrelay-emucluster
+endif
 CLEANFILES += hrelay-emucluster
 EXTRA_DIST += scripts/hrelay-emucluster docs/emucluster.md
 emudatadir = $(pkgdatadir)/emu

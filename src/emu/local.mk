@@ -3,8 +3,10 @@
 # host is its own machine to UCX's shared memory). It interposes libucp's dynamic symbols and
 # libucs's ucs_get_system_id, reaches the real ones with dlsym(RTLD_NEXT), and links neither
 # MPI nor UCX (-Wl,--as-needed drops the libmpich the mpicc wrapper adds). Installed in
-# $(pkglibdir).
+# $(pkglibdir). Built when configure finds UCX's headers (--enable-emu, the default when found).
+if HRELAY_EMU
 pkglib_LTLIBRARIES += src/emu/libhrelay-emu.la
+endif
 src_emu_libhrelay_emu_la_SOURCES = \
 	src/emu/emu.h \
 	src/emu/settings.c \

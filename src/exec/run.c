@@ -11,7 +11,7 @@
  * both sides and therefore completes, for any window >= 1. Nothing here assumes a step pairs a
  * send with a receive: half-duplex steps have one operation per rank.
  *
- * Window choice (EXEC_DEFAULT_WINDOW = 32; tests/mpi/bench_window, median ms per exchange):
+ * Window choice (EXEC_DEFAULT_WINDOW = 32; bench/bench_window, median ms per exchange):
  * at 2 ranks on 2 cores the window changes little (pipeline of 64 x 1 MiB pieces: 16.2 ms at
  * window 1, 15.0 at 8, 12.2 at 32, 11.3 at 64; 1 KiB pieces: 0.028 / 0.025 / 0.020 / 0.022);
  * with 8 ranks sharing 2 cores, larger windows are much faster (direct plan, 256 KiB mean

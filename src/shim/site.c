@@ -1,16 +1,23 @@
 /* Call sites: which line of the program made an intercepted call. The entry points pass the
  * return address they were called from; that address names the site of almost every call for
  * free. Calls that come through the MPI library's Fortran bindings (and every call when
- * HRELAY_SITE_DEPTH > 1) are unwound with libunwind instead, past hrelay's and MPI's own
- * frames (as mpiP's record_stack.c does), keeping call addresses (return address - 1). Names
- * are resolved only when the report is written: per rank to (file, address in the file),
- * which means the same in every process, then on rank 0 to "file:line function". */
-#define UNW_LOCAL_ONLY
+ * HRELAY_SITE_DEPTH > 1) are unwound instead, past hrelay's and MPI's own frames (as mpiP's
+ * record_stack.c does), keeping call addresses (return address - 1): with libunwind, or in a
+ * build configured without it with glibc's backtrace() (the same frames). Names are resolved
+ * only when the report is written: per rank to (file, address in the file), which means the
+ * same in every process, then on rank 0 to "file:line function". */
+#include "config.h"
+
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef HRELAY_HAVE_LIBUNWIND
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#else
+#include <execinfo.h>
+#endif
 
 #include "plan/hash.h"
 #include "shim/site.h"
@@ -105,11 +112,22 @@ static shim_site *find_or_add(shim_sites *s, const uintptr_t *frames, int n)
     return site;
 }
 
+/* Fills buf with up to max return addresses of the calling thread's stack, innermost first;
+ * returns how many. */
+static int stack_addresses(void **buf, int max)
+{
+#ifdef HRELAY_HAVE_LIBUNWIND
+    return unw_backtrace(buf, max);
+#else
+    return backtrace(buf, max);
+#endif
+}
+
 /* The site named by unwinding the stack (see shim_site_of). */
 static shim_site *unwound(shim_sites *s, int depth)
 {
     void *buf[32 + SHIM_SITE_FRAMES];
-    int n = unw_backtrace(buf, (int)(sizeof buf / sizeof buf[0])), i = 0, k = 0;
+    int n = stack_addresses(buf, (int)(sizeof buf / sizeof buf[0])), i = 0, k = 0;
     uintptr_t frames[SHIM_SITE_FRAMES];
     while (i < n && skipped((uintptr_t)buf[i]))
         i++;

@@ -14,6 +14,10 @@ fail() {
     exit 1
 }
 
+if [ "${HRELAY_BUILT_EMU:-yes}" = no ]; then
+    echo "SKIP: tests/emu/cli.sh: configured without the emulated cluster (no hrelay-emucluster)"
+    exit 77
+fi
 EMU=$PWD/hrelay-emucluster
 [ -x "$EMU" ] || fail "$EMU missing (make all builds it)"
 LIB=${srcdir:-.}/scripts/emu/lib-common.sh

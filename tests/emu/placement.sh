@@ -18,6 +18,10 @@ fail() {
     exit 1
 }
 
+if [ "${HRELAY_BUILT_EMU:-yes}" = no ]; then
+    echo "SKIP: $PROG: configured without the emulated cluster (no UCX headers, or --disable-emu)"
+    exit 77
+fi
 [ "$(id -u)" = 0 ] || { echo "SKIP: $PROG needs root (it builds an emulated cluster)"; exit 77; }
 
 [ -x ./hrelay-run ] || fail "./hrelay-run missing"

@@ -2,7 +2,14 @@
 # Fortran through every binding (mpif.h, use mpi, use mpi_f08): MPI_ALLTOALLV, MPI_ALLTOALL and
 # MPI_ALLTOALL with MPI_IN_PLACE are rescheduled by hrelay (the report's total shows all three
 # as "direct"), the results are right, and the report names the Fortran call sites (file:line
-# of each CALL, found by unwinding through MPI's Fortran bindings).
+# of each CALL, found by unwinding through MPI's Fortran bindings). Skipped (exit 77, saying
+# why) in a build configured without an MPI Fortran compiler.
+if [ "${HRELAY_BUILT_FORTRAN:-yes}" = no ]; then
+    echo "SKIP: tests/mpi/fortran.sh: configured without the Fortran tests (no MPI Fortran" \
+        "compiler: install the Debian package gfortran or set MPIFC, and run configure again;" \
+        "or --disable-fortran was given)"
+    exit 77
+fi
 . "${srcdir:-.}/tests/mpi/common.sh"
 src=${srcdir:-.}/tests/mpi/fortran_alltoallv.f90
 lines=$(grep -n -i '^ *call mpi_alltoall' "$src" | cut -d: -f1)

@@ -5,7 +5,8 @@
 #               (test_exec), P = 1..8
 #   compare.sh  the shim against PMPI, byte for byte, guard bytes, report check, P = 1..8
 #   families.sh the same for every other schedule family, element-cutting grains and packets
-#   fortran.sh  MPI_ALLTOALLV / MPI_ALLTOALL from Fortran are rescheduled and right
+#   fortran.sh  MPI_ALLTOALLV / MPI_ALLTOALL from Fortran are rescheduled and right (skipped,
+#               saying why, when configure found no MPI Fortran compiler: --enable-fortran)
 #   report.sh   environment variables and what the report counts
 #   control.sh  the tool API of hrelay.h (hrelay_set_algorithm, hrelay_last_algorithm)
 #   cache.sh    plan cache, call sites, unchecked native runs, calibration files (sites.c)
@@ -33,8 +34,8 @@ EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests
 	tests/fuzz/seeds/family-5 tests/fuzz/seeds/family-6 \
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
-check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/bench_window tests/mpi/control \
-	tests/mpi/sites tests/mpi/errors tests/mpi/threads
+check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/control tests/mpi/sites \
+	tests/mpi/errors tests/mpi/threads
 tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/plans.c tests/mpi/plans.h \
 	tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_test_exec_LDADD = libhrelay_exec.la libhrelay_plan.la
@@ -51,14 +52,14 @@ check_PROGRAMS += tests/mpi/large
 endif
 tests_mpi_large_SOURCES = tests/mpi/large.c tests/mpi/testlib.c tests/mpi/testlib.h
 
-# Not a test: times exec_run for several windows (see the comment in bench_window.c).
-tests_mpi_bench_window_SOURCES = tests/mpi/bench_window.c
-tests_mpi_bench_window_LDADD = libhrelay_exec.la libhrelay_plan.la
-
 # The Fortran test program, built with the MPI Fortran wrapper found by configure, once per
-# binding: mpif.h, use mpi, use mpi_f08 (with -g: the report names its lines).
+# binding: mpif.h, use mpi, use mpi_f08 (with -g: the report names its lines); only when
+# configure found one (--enable-fortran).
 fortran_tests = tests/mpi/fortran_mpifh tests/mpi/fortran_usempi tests/mpi/fortran_f08
-check_SCRIPTS += $(fortran_tests) tests/mpi/mpi-env.sh
+if HRELAY_FORTRAN
+check_SCRIPTS += $(fortran_tests)
+endif
+check_SCRIPTS += tests/mpi/mpi-env.sh
 CLEANFILES += $(fortran_tests) tests/mpi/mpi-env.sh tests/mpi/*.mod
 fortran_build = $(MKDIR_P) tests/mpi && $(MPIFC) -g -cpp -Jtests/mpi -o $@
 # mpif.h declares no interfaces: gfortran would reject one buffer argument passed as an array

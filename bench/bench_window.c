@@ -6,7 +6,7 @@
  *   direct:   plan_direct of a random uneven matrix (what the shim runs), --bytes on average.
  * Prints the median time per exchange over --reps repetitions for each piece size / window.
  *
- * Usage: mpiexec -n 2 bench_window [--steps 32] [--reps 20] [--mode pipeline|direct] */
+ * Usage: mpiexec -n 2 bench/bench_window [--steps 32] [--reps 20] [--mode pipeline|direct] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
