@@ -8,6 +8,7 @@
  * makes one more vertex critical for good (steps <= edges + 2P). The graph and the matching are
  * plan/load_matching.c's (shared with the forward planner); this file turns steps into plan
  * entries. */
+#include "plan/families.h"
 #include "plan/load_matching.h"
 #include "plan/plan.h"
 

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/families.h"
 #include "plan/load_matching.h"
 #include "plan/plan.h"
 

@@ -3,7 +3,8 @@ noinst_LTLIBRARIES += libhrelay_plan.la
 libhrelay_plan_la_SOURCES = \
 	src/plan/error.h src/plan/error.c \
 	src/plan/matrix.h src/plan/matrix.c src/plan/matrix_parse.c \
-	src/plan/plan.h src/plan/plan.c \
+	src/plan/plan.h src/plan/plan.c src/plan/build.c \
+	src/plan/families.h \
 	src/plan/bigmem.h src/plan/bigmem.c \
 	src/plan/sort.h src/plan/sort.c \
 	src/plan/load_matching.h src/plan/load_matching.c \

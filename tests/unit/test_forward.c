@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "plan/families.h"
 #include "plan/plan.h"
 #include "matrix_classes.h"
 #include "plan_testlib.h"
