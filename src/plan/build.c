@@ -47,7 +47,8 @@ int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan
 {
     plan_options none = {0};
     o = o ? o : &none;
-    plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes, .max_segments = o->max_segments};
+    plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes,
+                               .max_segments = o->max_segments};
     if (algo == PLAN_ALGO_DIRECT && o->min_step_bytes == PLAN_MIN_STEP_AUTO)
         direct.min_step_bytes = plan_auto_min_step(m);
     if (o->duplex == PLAN_DUPLEX_HALF)

@@ -61,11 +61,6 @@ int plan_stepwise(const plan_matrix *m, plan *pl, plan_error *err);
 int plan_direct_half(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
                      plan_error *err);
 
-/* The decomposition behind plan_direct_half (plan/forward.c without forwarding): always the
- * 2-relations, never the greedy schedule or the regular exchange. */
-int plan_half_decompose(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
-                        plan_error *err);
-
 /* The half-duplex stepwise schedule: every message whole in one step, each rank in at most
  * one transfer per step. The messages, as edges between their two ranks, are oriented along
  * closed trails so that every rank has at most ceil(d / 2) on each side of a bipartite graph
@@ -146,17 +141,17 @@ int plan_transpose_half(const plan_matrix *m, uint64_t grain_bytes, plan *pl, pl
  * plan_transpose's dealing over p ranks. */
 uint64_t plan_transpose_share(uint64_t grains, int p, int i, int j, int k);
 
-/* Sanders and Solis-Oba's half-duplex schedule with forwarding (plan/forward.c). Messages are
- * counted in packets of packet_bytes (the last one of a message possibly short); h is the
- * largest number of packets a rank sends plus receives. The plan is half duplex, labelled
- * PLAN_ALGO_FORWARD with packet_bytes set; a rank may receive a fifth of another rank's
- * super-packet and pass it on. Bandwidth term, in packets: at most 6/5 (h + 1) for even p and
- * (6/5 + 2/p)(h + 1) for odd p when packet_bytes is a multiple of 5 (the odd bound is met by
- * every test, not proven for this super-packet variant); otherwise fifths are rounded to
- * bytes, which adds at most 6/5 byte per super-packet iteration (each at least one step).
- * Steps: at most 12 per iteration (at most ceil(h / 2) iterations, and O(messages + p)) plus
- * one per flush of deferred pieces (odd p). Deterministic (integer arithmetic only). Returns
- * 0, or -1 with err set (packet_bytes 0, out of memory; pl then holds no memory). */
+/* Sanders and Solis-Oba's half-duplex schedule with forwarding (plan/forward.c, the half-duplex
+ * engine plan/half_engine.c). Messages are counted in packets of packet_bytes (the last one of a
+ * message possibly short); h is the largest number of packets a rank sends plus receives. The plan
+ * is half duplex, labelled PLAN_ALGO_FORWARD with packet_bytes set; a rank may receive a fifth of
+ * another rank's super-packet and pass it on. Bandwidth term, in packets: at most 6/5 (h + 1) for
+ * even p and (6/5 + 2/p)(h + 1) for odd p when packet_bytes is a multiple of 5 (the odd bound is
+ * met by every test, not proven for this super-packet variant); otherwise fifths are rounded to
+ * bytes, which adds at most 6/5 byte per super-packet iteration (each at least one step). Steps:
+ * at most 12 per iteration (at most ceil(h / 2) iterations, and O(messages + p)) plus one per
+ * flush of deferred pieces (odd p). Deterministic (integer arithmetic only). Returns 0, or -1 with
+ * err set (packet_bytes 0, out of memory; pl then holds no memory). */
 int plan_forward(const plan_matrix *m, uint64_t packet_bytes, plan *pl, plan_error *err);
 
 /* plan_forward with a limit on the plan's size: max_segments 0 means none; otherwise planning

@@ -11,8 +11,10 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/direct.c \
 	src/plan/greedy.c \
 	src/plan/regular.c \
-	src/plan/half.c \
+	src/plan/split_half.c \
 	src/plan/transpose.c \
+	src/plan/half_engine.h src/plan/half_state.h src/plan/half_engine.c \
+	src/plan/half_cut.c src/plan/half_cycles.c src/plan/half_rounds.c \
 	src/plan/forward.c \
 	src/plan/walker_otto.h src/plan/walker_otto.c \
 	src/plan/verify.c \

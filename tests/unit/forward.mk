@@ -1,4 +1,4 @@
-# Check unit tests of the forwarding planner (plan/forward.c), MPI-free.
+# Check unit tests of the forwarding planner (plan/forward.c and the half-duplex engine), MPI-free.
 if HAVE_CHECK
 check_PROGRAMS += tests/unit/test_forward
 TESTS += tests/unit/test_forward
