@@ -256,17 +256,3 @@ int half_state_init(half_state *st, const plan_matrix *m, const half_mode *mode)
         st->extra_cache[k] = -1;
     return 0;
 }
-
-void half_take_link(half_state *st, const lm_move *mv)
-{
-    int u = mv->i, v = mv->j;
-    const half_edge *e = &st->e[(size_t)u * st->p + v];
-    int fwd = mv->from < e->part[0].grains;
-    const half_part *pt = &e->part[fwd ? 0 : 1];
-    uint64_t done = fwd ? mv->from : mv->from - e->part[0].grains, s = mv->amount;
-    half_link *l = &st->links[u];
-    l->src = fwd ? u : v;
-    l->dst = fwd ? v : u;
-    l->lo = pt->start + done * st->grain;
-    l->hi = done + s == pt->grains ? pt->start + pt->bytes : l->lo + s * st->grain;
-}

@@ -40,6 +40,23 @@
 #include "plan/half_state.h"
 #include "plan/plan.h"
 
+/* Records the link of a matched edge L_u - R_v from the engine's move: its grains, which lie
+ * within the edge's current part, as bytes of that part's message (the last grain of a part
+ * may be short). */
+static void take_link(half_state *st, const lm_move *mv)
+{
+    int u = mv->i, v = mv->j;
+    const half_edge *e = &st->e[(size_t)u * st->p + v];
+    int fwd = mv->from < e->part[0].grains;
+    const half_part *pt = &e->part[fwd ? 0 : 1];
+    uint64_t done = fwd ? mv->from : mv->from - e->part[0].grains, s = mv->amount;
+    half_link *l = &st->links[u];
+    l->src = fwd ? u : v;
+    l->dst = fwd ? v : u;
+    l->lo = pt->start + done * st->grain;
+    l->hi = done + s == pt->grains ? pt->start + pt->bytes : l->lo + s * st->grain;
+}
+
 /* Sends link k whole (k may be -1: nothing). */
 static int emit_whole(half_state *st, plan *pl, int k, plan_error *err)
 {
@@ -95,32 +112,6 @@ static int pair_odd_cycles(half_state *st, plan_error *err)
     return 0;
 }
 
-/* The set of edge types (bit t: type t) of the current 2-relation's links, roles assigned. */
-static unsigned present_types(const half_state *st)
-{
-    unsigned present = 0;
-    for (int ci = 0; ci < st->ncomps; ci++) {
-        const half_comp *c = &st->comps[ci];
-        for (int k = 0; k < c->n; k++)
-            if (half_link_at(st, c, k) >= 0)
-                present |= 1u << half_edge_type(c, k);
-    }
-    return present;
-}
-
-/* Emits the 12 rounds of a forwarding iteration, one step each (empty steps dropped). */
-static int schedule_rounds(half_state *st, plan *pl, plan_error *err)
-{
-    int rc = 0;
-    for (int r = 0; r < 12 && rc == 0; r++) {
-        rc = plan_begin_step(pl, err);
-        for (int ci = 0; ci < st->ncomps && rc == 0; ci++)
-            rc = half_emit_round(st, pl, &st->comps[ci], r, err);
-        plan_end_step(pl);
-    }
-    return rc;
-}
-
 /* Emits the steps of the current 2-relation of super-packets of s grains (components built,
  * links recorded): whole super-packets in at most three steps without forwarding, without odd
  * cycles, or when rounding the fifths would cost more; else the 12 rounds, after deferring an
@@ -146,8 +137,8 @@ static int schedule(half_state *st, plan *pl, uint64_t s, plan_error *err)
         return -1;
     if (pair_odd_cycles(st, err))
         return -1;
-    half_choose_round_sizes(st, f, rho, present_types(st));
-    return schedule_rounds(st, pl, err);
+    half_choose_round_sizes(st, f, rho, half_present_types(st));
+    return half_schedule_rounds(st, pl, err);
 }
 
 /* One iteration: covers the vertices of the largest load top, takes a super-packet over every
@@ -167,7 +158,7 @@ static int iterate(half_state *st, plan *pl, uint64_t top, plan_error *err)
     size_t n;
     const lm_move *mv = lm_consume(&st->g, s, &n);
     for (size_t k = 0; k < n; k++)
-        half_take_link(st, &mv[k]);
+        take_link(st, &mv[k]);
     return schedule(st, pl, s, err);
 }
 

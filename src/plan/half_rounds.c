@@ -4,7 +4,7 @@
  * cycle B forward three fifths of one packet of cycle A while both cycles move the rest
  * directly, in the last six the roles swap. An odd cycle left over is paired with an idle rank
  * or a path (a path's missing closing edge plays the part of the forwarded packet). The type of
- * an edge (half_edge_type) fixes the rounds of its five pieces.
+ * an edge (edge_type) fixes the rounds of its five pieces.
  *
  * Conflict-freedom, for a helped odd cycle a_0 .. a_{n-1} (closing edge a_{n-1} -> a_0) and its
  * partner b_0 .. b_{m-1}: in the helped rounds o + 2i the even edges occupy a_0 .. a_{n-2} and
@@ -65,7 +65,8 @@ static uint64_t piece_size(const half_state *st, int a, int b)
     return st->f + e;
 }
 
-int half_edge_type(const half_comp *c, int k)
+/* The type of edge k of component c in a forwarding iteration (roles assigned). */
+static int edge_type(const half_comp *c, int k)
 {
     if (c->role == ROLE_PLAIN)
         return k % 2 ? T_PLAIN_ODD : T_PLAIN_EVEN;
@@ -87,7 +88,7 @@ static int emit_edge_round(half_state *st, plan *pl, const half_comp *c, int k, 
     if (li < 0)
         return 0;
     const half_link *l = &st->links[li];
-    int a[5], b[5], np = type_pieces(half_edge_type(c, k), a, b);
+    int a[5], b[5], np = type_pieces(edge_type(c, k), a, b);
     uint64_t off = l->lo;
     for (int q = 0; q < np; q++) {
         uint64_t size = piece_size(st, a[q], b[q]);
@@ -107,11 +108,36 @@ static int emit_edge_round(half_state *st, plan *pl, const half_comp *c, int k, 
     return 0;
 }
 
-int half_emit_round(half_state *st, plan *pl, const half_comp *c, int r, plan_error *err)
+unsigned half_present_types(const half_state *st)
+{
+    unsigned present = 0;
+    for (int ci = 0; ci < st->ncomps; ci++) {
+        const half_comp *c = &st->comps[ci];
+        for (int k = 0; k < c->n; k++)
+            if (half_link_at(st, c, k) >= 0)
+                present |= 1u << edge_type(c, k);
+    }
+    return present;
+}
+
+/* Emits round r (0..11) of a forwarding iteration for component c. */
+static int emit_round(half_state *st, plan *pl, const half_comp *c, int r, plan_error *err)
 {
     int rc = 0;
     for (int k = 0; k < c->n && rc == 0; k++)
         rc = emit_edge_round(st, pl, c, k, r, err);
+    return rc;
+}
+
+int half_schedule_rounds(half_state *st, plan *pl, plan_error *err)
+{
+    int rc = 0;
+    for (int r = 0; r < 12 && rc == 0; r++) {
+        rc = plan_begin_step(pl, err);
+        for (int ci = 0; ci < st->ncomps && rc == 0; ci++)
+            rc = emit_round(st, pl, &st->comps[ci], r, err);
+        plan_end_step(pl);
+    }
     return rc;
 }
 

@@ -119,11 +119,6 @@ int half_state_init(half_state *st, const plan_matrix *m, const half_mode *mode)
 /* Frees the state (the matching engine too, if it was built). */
 void half_state_free(half_state *st);
 
-/* Records the link of a matched edge L_u - R_v from the engine's move: its grains, which lie
- * within the edge's current part, as bytes of that part's message (the last grain of a part
- * may be short). */
-void half_take_link(half_state *st, const lm_move *mv);
-
 /* ---- half_cycles.c: the components of a 2-relation, and the deferred pieces (Sec. 2.4) ---- */
 
 /* Splits the 2-relation given by the matching into components (paths from their first rank,
@@ -156,8 +151,8 @@ int half_needs_deferral(half_state *st);
 /* Makes a and b partners: a is helped in rounds 0-5 by ranks of b, b in rounds 6-11. */
 void half_pair(half_state *st, half_comp *a, half_comp *b);
 
-/* The type of edge k of component c in a forwarding iteration (roles assigned). */
-int half_edge_type(const half_comp *c, int k);
+/* The set of edge types (bit t: type t) of the current 2-relation's links, roles assigned. */
+unsigned half_present_types(const half_state *st);
 
 /* Chooses the round sizes of a forwarding iteration whose super-packet has n = 5 f + rho bytes
  * (rho < 5): f bytes each, one more in the rounds of st->extra, the fewest such rounds (then the
@@ -165,8 +160,9 @@ int half_edge_type(const half_comp *c, int k);
  * pieces. Sets st->f and st->extra. */
 void half_choose_round_sizes(half_state *st, uint64_t f, unsigned rho, unsigned present);
 
-/* Emits round r (0..11) of a forwarding iteration for component c (roles assigned, round sizes
- * chosen). Returns 0 or -1 with err set. */
-int half_emit_round(half_state *st, plan *pl, const half_comp *c, int r, plan_error *err);
+/* Emits the 12 rounds of a forwarding iteration, one step each (empty steps dropped), for every
+ * component of the current 2-relation (roles assigned, round sizes chosen). Returns 0 or -1
+ * with err set. */
+int half_schedule_rounds(half_state *st, plan *pl, plan_error *err);
 
 #endif
