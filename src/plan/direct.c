@@ -27,7 +27,7 @@ static int emit_step(plan *pl, const lm_move *mv, size_t n, plan_error *err)
     return 0;
 }
 
-/* Bytes every matched edge moves in this step: the engine's limit (the smallest matched
+/* Bytes every matched edge moves in this step: the matching's limit (the smallest matched
  * weight, so that no uncovered vertex ends above the new maximum), raised to min_step (capped
  * per edge by the edge's remaining weight when the step is emitted). Stepwise: every matched
  * message goes whole. */

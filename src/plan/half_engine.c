@@ -40,9 +40,9 @@
 #include "plan/half_state.h"
 #include "plan/plan.h"
 
-/* Records the link of a matched edge L_u - R_v from the engine's move: its grains, which lie
- * within the edge's current part, as bytes of that part's message (the last grain of a part
- * may be short). */
+/* Records the link of a matched edge L_u - R_v from the matching engine's move (lm_consume):
+ * its grains, which lie within the edge's current part, as bytes of that part's message (the
+ * last grain of a part may be short). */
 static void take_link(half_state *st, const lm_move *mv)
 {
     int u = mv->i, v = mv->j;

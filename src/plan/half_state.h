@@ -18,8 +18,8 @@ typedef struct half_part {
 } half_part;
 
 /* Bipartite edge L_u - R_v (in the matching engine: sender u, receiver v): part 0 is a part of
- * message u -> v, part 1 of message v -> u; part 0 goes first (the engine's split point is its
- * grains), so the engine's count of grains moved tells which part is current and how far. */
+ * message u -> v, part 1 of message v -> u; part 0 goes first (the matching engine's split point
+ * is its grains), so the count of grains moved tells which part is current and how far. */
 typedef struct half_edge {
     half_part part[2];
 } half_edge;
@@ -61,8 +61,8 @@ typedef struct half_debt {
     uint64_t off, left;
 } half_debt;
 
-/* The engine's state: the messages cut on the bipartite edges, the matching engine over them,
- * the current iteration's 2-relation and the deferred pieces. */
+/* The half-duplex engine's state: the messages cut on the bipartite edges, the matching engine
+ * over them, the current iteration's 2-relation and the deferred pieces. */
 typedef struct half_state {
     int p;
     uint64_t grain;     /* bytes per unit of weight; 0: a part is one unit (whole messages) */
