@@ -1,12 +1,31 @@
-/* Cut elements of incoming messages (receive type not dense): an element whose packed bytes
- * arrive in several pieces - from one sender or several, in any order - is collected here and
- * unpacked once every byte is in. The set of cut elements is known from the plan, so the table
- * is built (and its memory allocated) before any communication. */
+/* Byte ranges cut at element boundaries (exec_piece_split), and the cut elements of incoming
+ * messages (receive type not dense): an element whose packed bytes arrive in several pieces -
+ * from one sender or several, in any order - is collected here and unpacked once every byte is
+ * in. The set of cut elements is known from the plan, so the table is built (and its memory
+ * allocated) before any communication. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/view.h"
-#include "exec/wire.h"
+
+/* Splits a range at element boundaries (see view.h). */
+void exec_piece_split(MPI_Count off, MPI_Count len, MPI_Count size, exec_piece *pc)
+{
+    MPI_Count end = off + len;
+    MPI_Count a = (off + size - 1) / size * size; /* first boundary at or after off */
+    MPI_Count b = end / size * size;             /* last boundary at or before end */
+    if (a > end)
+        a = end; /* the range lies inside one element */
+    if (b < a)
+        b = a;
+    pc->head = a - off;
+    pc->head_elem = off / size;
+    pc->head_skip = off % size;
+    pc->mid_elem = a / size;
+    pc->mid_n = (b - a) / size;
+    pc->tail = end - b;
+    pc->tail_elem = b / size;
+}
 
 /* Orders keys by origin, then element. */
 static int cmp_key(const void *pa, const void *pb)

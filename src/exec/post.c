@@ -1,5 +1,4 @@
-/* Posting a described transfer, unpacking a completed receive that went through a buffer, and
- * releasing a wire. */
+/* Posting a described transfer, and unpacking a completed receive that went through a buffer. */
 #include <stdlib.h>
 
 #include "exec/wire.h"
@@ -100,14 +99,4 @@ int exec_wire_finish_recv(exec_ctx *c, size_t index, const exec_wire *w)
         }
     }
     return rc;
-}
-
-/* Releases w's memory. */
-void exec_wire_free(exec_wire *w)
-{
-    free(w->blocks);
-    free(w->tmp);
-    w->blocks = NULL;
-    w->tmp = NULL;
-    w->nblocks = 0;
 }

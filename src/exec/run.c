@@ -235,3 +235,14 @@ int exec_view_run(exec_view *v, MPI_Comm comm, const exec_opts *o)
     free(r.q.slot);
     return rc;
 }
+
+/* Creates, allocates, runs and frees a view (see exec.h). */
+int exec_run(const plan_local *lo, const exec_exchange *x, MPI_Comm comm, const exec_opts *o)
+{
+    exec_view *v;
+    int rc = exec_view_create(lo, x, &v);
+    if (rc == MPI_SUCCESS)
+        rc = exec_view_run(v, comm, o);
+    exec_view_free(v);
+    return rc;
+}

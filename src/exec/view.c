@@ -141,14 +141,3 @@ void exec_view_free(exec_view *v)
     free(v->ref_begin);
     free(v);
 }
-
-/* Creates, allocates, runs and frees a view (see exec.h). */
-int exec_run(const plan_local *lo, const exec_exchange *x, MPI_Comm comm, const exec_opts *o)
-{
-    exec_view *v;
-    int rc = exec_view_create(lo, x, &v);
-    if (rc == MPI_SUCCESS)
-        rc = exec_view_run(v, comm, o);
-    exec_view_free(v);
-    return rc;
-}

@@ -58,6 +58,20 @@ typedef struct exec_stash {
     uint32_t *left;
 } exec_stash;
 
+/* The byte range [off, off + len) of a message's packed stream, cut at element boundaries of a
+ * type of `size` bytes: `head` bytes of element head_elem (starting head_skip bytes into it),
+ * then mid_n whole elements from mid_elem, then the first `tail` bytes of element tail_elem.
+ * A range inside one element is all head, unless it starts on the element's first byte (then
+ * it is all tail). */
+typedef struct exec_piece {
+    MPI_Count head, head_elem, head_skip;
+    MPI_Count mid_elem, mid_n;
+    MPI_Count tail, tail_elem;
+} exec_piece;
+
+/* Splits [off, off + len) for elements of size bytes (size > 0) into *pc. */
+void exec_piece_split(MPI_Count off, MPI_Count len, MPI_Count size, exec_piece *pc);
+
 /* Key of a cut element: element `elem` of the message from `origin`. */
 typedef struct exec_cut_key {
     MPI_Count elem;

@@ -1,35 +1,16 @@
-/* Building one transfer's wire description. The receiver always receives contiguous MPI_BYTE:
- * in place when its type is dense, else into a buffer whose bytes are unpacked after completion
- * (post.c). MPICH 4.0.2 over UCX fails ("Message truncated") when a byte stream from another
- * rank is received into a datatype mixing basic types, beyond about 13 kB, so typed receives
- * are avoided altogether. The sender sends a dense type's range as MPI_BYTE in place; otherwise
- * whole elements go typed, in place, and the bytes of an element cut by the range boundary are
- * packed into a small buffer (at most two elements per segment). Forwarded data goes out of and
- * into the staging arena as bytes. A transfer of several blocks is one message with a struct
- * datatype at absolute addresses. */
+/* Building one transfer's wire description, and releasing it. The receiver always receives
+ * contiguous MPI_BYTE: in place when its type is dense, else into a buffer whose bytes are
+ * unpacked after completion (post.c). MPICH 4.0.2 over UCX fails ("Message truncated") when a byte
+ * stream from another rank is received into a datatype mixing basic types, beyond about 13 kB, so
+ * typed receives are avoided altogether. The sender sends a dense type's range as MPI_BYTE in
+ * place; otherwise whole elements go typed, in place, and the bytes of an element cut by the range
+ * boundary are packed into a small buffer (at most two elements per segment). Forwarded data goes
+ * out of and into the staging arena as bytes. A transfer of several blocks is one message with a
+ * struct datatype at absolute addresses. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "exec/wire.h"
-
-/* Splits a range at element boundaries (see wire.h). */
-void exec_piece_split(MPI_Count off, MPI_Count len, MPI_Count size, exec_piece *pc)
-{
-    MPI_Count end = off + len;
-    MPI_Count a = (off + size - 1) / size * size; /* first boundary at or after off */
-    MPI_Count b = end / size * size;             /* last boundary at or before end */
-    if (a > end)
-        a = end; /* the range lies inside one element */
-    if (b < a)
-        b = a;
-    pc->head = a - off;
-    pc->head_elem = off / size;
-    pc->head_skip = off % size;
-    pc->mid_elem = a / size;
-    pc->mid_n = (b - a) / size;
-    pc->tail = end - b;
-    pc->tail_elem = b / size;
-}
 
 /* Packs element k of message base/type into c->elem (type.size bytes). */
 static int pack_element(exec_ctx *c, const exec_side *s, char *base, MPI_Count k)
@@ -192,4 +173,14 @@ int exec_wire_build(exec_ctx *c, size_t index, int is_send, exec_wire *w)
     if (rc != MPI_SUCCESS)
         exec_wire_free(w);
     return rc;
+}
+
+/* Releases w's memory. */
+void exec_wire_free(exec_wire *w)
+{
+    free(w->blocks);
+    free(w->tmp);
+    w->blocks = NULL;
+    w->tmp = NULL;
+    w->nblocks = 0;
 }

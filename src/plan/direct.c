@@ -6,8 +6,11 @@
  * is the smallest matched weight and no uncovered vertex may end above L - t. So L falls by
  * exactly t per step (bandwidth term == lower bound), and every step either empties an edge or
  * makes one more vertex critical for good (steps <= edges + 2P). The graph and the matching are
- * plan/load_matching.c's (shared with the forward planner); this file turns steps into plan
- * entries. */
+ * plan/load_matching.c's (shared with the half-duplex engine); this file turns steps into plan
+ * entries. The half-duplex forms (plan_direct_half, plan_stepwise_half) are the half-duplex
+ * engine's (plan/half_engine.c) without forwarding. */
+#include "plan/families.h"
+#include "plan/half_engine.h"
 #include "plan/load_matching.h"
 #include "plan/plan.h"
 
@@ -24,7 +27,7 @@ static int emit_step(plan *pl, const lm_move *mv, size_t n, plan_error *err)
     return 0;
 }
 
-/* Bytes every matched edge moves in this step: the engine's limit (the smallest matched
+/* Bytes every matched edge moves in this step: the matching's limit (the smallest matched
  * weight, so that no uncovered vertex ends above the new maximum), raised to min_step (capped
  * per edge by the edge's remaining weight when the step is emitted). Stepwise: every matched
  * message goes whole. */
@@ -101,6 +104,21 @@ static int try_whole_messages(const plan_matrix *m, plan_duplex duplex, uint64_t
     return 1;
 }
 
+/* The decomposition behind plan_direct_half: the half-duplex engine without forwarding, messages
+ * halved by bytes, always the 2-relations (never the greedy schedule or the regular exchange).
+ * Returns 0, or -1 with err set (pl then holds no memory). */
+static int decompose_half(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,
+                          plan_error *err)
+{
+    half_mode mode = {.algo = PLAN_ALGO_DIRECT, .packet = 1,
+                      .min_step = opts ? opts->min_step_bytes : 0,
+                      .max_segments = opts ? opts->max_segments : 0};
+    if (half_engine_plan(m, &mode, pl, err))
+        return -1;
+    pl->min_step_bytes = mode.min_step;
+    return 0;
+}
+
 int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err)
 {
     if (plan_matrix_is_uniform(m, NULL))
@@ -108,8 +126,8 @@ int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, pl
     plan_direct_opts none = {0};
     opts = opts ? opts : &none;
     if (opts->min_step_bytes) {
-        int rc = try_whole_messages(m, PLAN_DUPLEX_FULL, plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL),
-                                    opts, pl, err);
+        uint64_t bound = plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL);
+        int rc = try_whole_messages(m, PLAN_DUPLEX_FULL, bound, opts, pl, err);
         if (rc)
             return rc < 0 ? -1 : 0;
     }
@@ -127,10 +145,16 @@ int plan_direct_half(const plan_matrix *m, const plan_direct_opts *opts, plan *p
         if (rc)
             return rc < 0 ? -1 : 0;
     }
-    return plan_half_decompose(m, opts, pl, err);
+    return decompose_half(m, opts, pl, err);
 }
 
 int plan_stepwise(const plan_matrix *m, plan *pl, plan_error *err)
 {
     return decompose(m, 1, 0, 0, PLAN_ALGO_STEPWISE, pl, err);
+}
+
+int plan_stepwise_half(const plan_matrix *m, plan *pl, plan_error *err)
+{
+    half_mode mode = {.algo = PLAN_ALGO_STEPWISE};
+    return half_engine_plan(m, &mode, pl, err);
 }

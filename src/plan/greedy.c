@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "plan/bigmem.h"
+#include "plan/families.h"
 #include "plan/plan.h"
 #include "plan/sort.h"
 

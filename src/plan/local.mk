@@ -3,15 +3,18 @@ noinst_LTLIBRARIES += libhrelay_plan.la
 libhrelay_plan_la_SOURCES = \
 	src/plan/error.h src/plan/error.c \
 	src/plan/matrix.h src/plan/matrix.c src/plan/matrix_parse.c \
-	src/plan/plan.h src/plan/plan.c \
+	src/plan/plan.h src/plan/plan.c src/plan/build.c \
+	src/plan/families.h \
 	src/plan/bigmem.h src/plan/bigmem.c \
 	src/plan/sort.h src/plan/sort.c \
 	src/plan/load_matching.h src/plan/load_matching.c \
 	src/plan/direct.c \
 	src/plan/greedy.c \
 	src/plan/regular.c \
-	src/plan/half.c \
+	src/plan/split_half.c \
 	src/plan/transpose.c \
+	src/plan/half_engine.h src/plan/half_state.h src/plan/half_engine.c \
+	src/plan/half_cut.c src/plan/half_cycles.c src/plan/half_rounds.c \
 	src/plan/forward.c \
 	src/plan/walker_otto.h src/plan/walker_otto.c \
 	src/plan/verify.c \

@@ -1,4 +1,4 @@
-/* The plan container: builder, names, bandwidth term and modeled cost. */
+/* The plan container: builder, family names, bandwidth term and modeled cost. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,67 +22,6 @@ int plan_algo_parse(const char *name, plan_algo *algo)
             return 0;
         }
     return -1;
-}
-
-/* Plans m with family algo in the full-duplex model (forward: half duplex). */
-static int build_full(plan_algo algo, const plan_matrix *m, const plan_options *o,
-                      const plan_direct_opts *direct, plan *pl, plan_error *err)
-{
-    switch (algo) {
-    case PLAN_ALGO_DIRECT: return plan_direct(m, direct, pl, err);
-    case PLAN_ALGO_STEPWISE: return plan_stepwise(m, pl, err);
-    case PLAN_ALGO_GREEDY: return plan_greedy(m, pl, err);
-    case PLAN_ALGO_WALKER_OTTO: return plan_walker_otto(m, pl, err);
-    case PLAN_ALGO_TRANSPOSE:
-        return plan_transpose(m, o->grain_bytes ? o->grain_bytes : 1, pl, err);
-    case PLAN_ALGO_FORWARD:
-        return plan_forward_capped(m, o->packet_bytes ? o->packet_bytes : PLAN_DEFAULT_PACKET_BYTES,
-                                   o->max_segments, pl, err);
-    default: return plan_error_set(err, 0, "%s is not a schedule family", plan_algo_name(algo));
-    }
-}
-
-/* Plans m with family algo in the half-duplex model. */
-static int build_half(plan_algo algo, const plan_matrix *m, const plan_options *o,
-                      const plan_direct_opts *direct, plan *pl, plan_error *err)
-{
-    switch (algo) {
-    case PLAN_ALGO_DIRECT: return plan_direct_half(m, direct, pl, err);
-    case PLAN_ALGO_STEPWISE: return plan_stepwise_half(m, pl, err);
-    case PLAN_ALGO_GREEDY: return plan_greedy_half(m, pl, err);
-    case PLAN_ALGO_WALKER_OTTO:
-        if (plan_walker_otto(m, pl, err))
-            return -1;
-        if (plan_split_half(pl, err)) {
-            plan_free(pl);
-            return -1;
-        }
-        return 0;
-    case PLAN_ALGO_TRANSPOSE:
-        return plan_transpose_half(m, o->grain_bytes ? o->grain_bytes : 1, pl, err);
-    default: return build_full(algo, m, o, direct, pl, err);
-    }
-}
-
-int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
-               plan_error *err)
-{
-    plan_options none = {0};
-    o = o ? o : &none;
-    plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes, .max_segments = o->max_segments};
-    if (algo == PLAN_ALGO_DIRECT && o->min_step_bytes == PLAN_MIN_STEP_AUTO)
-        direct.min_step_bytes = plan_auto_min_step(m);
-    if (o->duplex == PLAN_DUPLEX_HALF)
-        return build_half(algo, m, o, &direct, pl, err);
-    if (o->duplex != PLAN_DUPLEX_FULL)
-        return plan_error_set(err, 0, "unknown duplex mode %d", (int)o->duplex);
-    return build_full(algo, m, o, &direct, pl, err);
-}
-
-uint64_t plan_auto_min_step(const plan_matrix *m)
-{
-    uint64_t relative = plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL) / (4 * (uint64_t)m->p);
-    return relative > PLAN_DEFAULT_MIN_STEP_BYTES ? relative : PLAN_DEFAULT_MIN_STEP_BYTES;
 }
 
 int plan_init(plan *pl, int p, plan_algo algo, plan_duplex duplex, plan_error *err)

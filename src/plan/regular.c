@@ -1,5 +1,6 @@
 /* Regular exchanges (Sanders and Solis-Oba, Sec. 4.1): schedules in which every pair of ranks
  * meets exactly once, built from rank arithmetic alone. */
+#include "plan/families.h"
 #include "plan/plan.h"
 
 /* The partner of rank j in round i of the 1-factorisation of the complete graph on p ranks:

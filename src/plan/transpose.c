@@ -1,5 +1,6 @@
 /* The two-round transpose (Bader, Helman and JaJa): every message is dealt over all ranks as
  * intermediates, so two regular exchanges replace one irregular one. */
+#include "plan/families.h"
 #include "plan/plan.h"
 
 /* Rank i's message to j has n grains; it deals them over the p bins starting at bin

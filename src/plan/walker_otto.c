@@ -2,6 +2,7 @@
  * processes (Eqs. 7-11 of their paper), and its recognition from a transfer matrix. */
 #include <stdlib.h>
 
+#include "plan/families.h"
 #include "plan/plan.h"
 #include "plan/walker_otto.h"
 

@@ -26,6 +26,7 @@
 #include "exec/exec.h"
 #include "hrelay.h"
 #include "plan/cost.h"
+#include "plan/families.h"
 #include "plan/local.h"
 #include "plan/plan.h"
 

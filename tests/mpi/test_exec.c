@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "exec/exec.h"
+#include "plan/families.h"
 #include "plan/local.h"
 #include "plan/plan.h"
 #include "plans.h"

@@ -4,7 +4,7 @@
 #   test_plan     matrix figures, the direct planner, the verifier and the per-rank view
 #   test_duplex   the half-duplex form of every family, and plan_split_half
 #   test_heldout  every family on held-out matrix classes up to P = 256, against each paper's bound
-#   test_forward  the forwarding planner (plan/forward.c)
+#   test_forward  the forwarding planner (plan/forward.c and the half-duplex engine)
 #   test_cost     the cost model and the family choice (plan/cost.c, plan/choose.c)
 EXTRA_DIST += tests/unit/check_missing.sh
 unit_testlib = tests/unit/random_matrix.c tests/unit/random_matrix.h \

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/families.h"
 #include "plan_testlib.h"
 #include "random_matrix.h"
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "matrix_classes.h"
+#include "plan/families.h"
 #include "plan/plan.h"
 #include "plan/walker_otto.h"
 #include "plan_testlib.h"

@@ -1,10 +1,12 @@
-/* Tests of the forwarding planner (plan/forward.c, Sanders and Solis-Oba): validity by the
- * independent verifier, the paper's time bounds, its lower-bound instance, the 12-round
- * structure for two odd cycles, determinism. MPI-free; run by Check. */
+/* Tests of the forwarding planner (plan/forward.c over the half-duplex engine, plan/half_engine.c;
+ * Sanders and Solis-Oba): validity by the independent verifier, the paper's time bounds, its
+ * lower-bound instance, the 12-round structure for two odd cycles, determinism. MPI-free; run
+ * by Check. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "plan/families.h"
 #include "plan/plan.h"
 #include "matrix_classes.h"
 #include "plan_testlib.h"

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "plan/families.h"
 #include "plan/local.h"
 #include "plan/plan.h"
 #include "plan/walker_otto.h"

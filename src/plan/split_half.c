@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/families.h"
 #include "plan/plan.h"
 
 /* Scratch of the split: per rank the transfer it sends and receives in the current step (as
