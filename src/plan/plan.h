@@ -21,6 +21,12 @@ typedef enum plan_algo {
     PLAN_ALGO_WALKER_OTTO, /* Walker-Otto: closed form for cyclic(r) -> cyclic(Kr) patterns */
     PLAN_ALGO_TRANSPOSE,  /* Bader-Helman-JaJa two-round transpose through intermediates */
     PLAN_ALGO_FORWARD,    /* Sanders-Solis-Oba half-duplex schedule with forwarding */
+    /* Node-level families (plan/node.h): the node matrix planned by a family above, each node
+     * transfer carried by the ranks (lanes) of its nodes; given plan_options.topo. */
+    PLAN_ALGO_NODE_DIRECT,    /* direct on nodes, every rank carrying its own messages */
+    PLAN_ALGO_NODE_TRANSPOSE, /* transpose on nodes (relay ranks on intermediate nodes) */
+    PLAN_ALGO_NODE_FORWARD,   /* forward on nodes (relay ranks on helper nodes) */
+    PLAN_ALGO_NODE_AGGREGATE, /* direct on nodes, gathered on the node, one message per lane */
     PLAN_ALGO_COUNT
 } plan_algo;
 
@@ -44,7 +50,11 @@ typedef struct plan_transfer {
 
 /* A schedule for p ranks. Step s holds transfers [step_begin[s], step_begin[s + 1]). Within a
  * step every rank sends at most one and receives at most one transfer (full duplex) or takes
- * part in at most one transfer (half duplex). Self-messages are not part of a plan. */
+ * part in at most one transfer (half duplex). Self-messages are not part of a plan. A node plan
+ * (nnodes > 0) obeys that rule for nodes instead of ranks: in a step the transfers between
+ * different nodes go from each node to at most nic_peers other nodes and into each node from at
+ * most nic_peers (full duplex), and no node both sends and receives such transfers (half
+ * duplex); transfers within a node are not limited (a rank may take part in several). */
 typedef struct plan {
     int p;
     plan_algo algo;
@@ -60,6 +70,10 @@ typedef struct plan {
     plan_segment *segments;
 
     size_t cap_steps, cap_transfers, cap_segments; /* allocated lengths */
+
+    int nnodes;         /* 0: a rank-level plan; else the number of nodes of a node plan */
+    int32_t *node_of;   /* node plans: the node of every rank (p entries, owned) */
+    uint32_t nic_peers; /* node plans: peer nodes per NIC and step, see above */
 } plan;
 
 /* Cost model parameters used to print modeled times (JSON "model", text summary). */
@@ -84,6 +98,8 @@ typedef struct plan_options {
                                 plan of more segments; 0 = no limit */
     plan_duplex duplex;      /* every family: the model the plan's steps obey (PLAN_DUPLEX_FULL,
                                 0, or PLAN_DUPLEX_HALF); forward is half duplex in both */
+    const struct plan_topo *topo; /* node families: the ranks' nodes (plan/topo.h); NULL: one
+                                     rank per node. Rank-level families ignore it */
 } plan_options;
 
 /* min_step_bytes = PLAN_MIN_STEP_AUTO: the larger of PLAN_DEFAULT_MIN_STEP_BYTES and the lower

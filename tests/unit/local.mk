@@ -26,4 +26,12 @@ tests_unit_test_heldout_SOURCES = tests/unit/test_heldout.c tests/unit/random_ma
 	tests/unit/matrix_classes.c tests/unit/matrix_classes.h
 tests_unit_test_heldout_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_heldout_LDADD = libhrelay_plan.la $(CHECK_LIBS) -lm
+
+# Node-level plans: topology, node families in both modes, node verifier, local programs.
+check_PROGRAMS += tests/unit/test_node
+TESTS += tests/unit/test_node
+tests_unit_test_node_SOURCES = tests/unit/test_node.c tests/unit/random_matrix.c \
+	tests/unit/random_matrix.h tests/unit/plan_testlib.c tests/unit/plan_testlib.h
+tests_unit_test_node_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_node_LDADD = libhrelay_plan.la $(CHECK_LIBS) -lm
 endif
