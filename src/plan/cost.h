@@ -142,8 +142,8 @@ uint64_t plan_cost_topo_bound(const plan_matrix *m, const plan_topo *t, plan_dup
  * load being the larger of the bytes its ranks send to and receive from other nodes, weighted
  * by duplex_pct when some node does both in a full-duplex plan, and (2) the busiest rank's
  * own work: gap_ps per message beyond the first it sends (or receives, the larger count),
- * local_alpha per on-node message and local_beta per byte of the larger of its on-node bytes
- * sent and received. A half-duplex plan on links with duplex_pct < 200 may take the
+ * local_alpha per on-node message (the larger count) and local_beta per byte of the larger of
+ * its on-node bytes sent and received (half-duplex plans: of their sum). A half-duplex plan on links with duplex_pct < 200 may take the
  * overlapped time instead, as plan_cost_plan: the busiest NIC's bytes over the whole plan
  * (sent and received combined by duplex_pct) or the busiest rank's on-node work, whichever is
  * larger, plus step_ps per step. Saturates at UINT64_MAX (also when memory runs out). */

@@ -52,12 +52,14 @@ static void count(tally *y, const plan_transfer *x, int sign)
 }
 
 /* A rank's own work in a step (or, with gaps 0, over a plan): gap_ps per message beyond the
- * first of the larger count, local_alpha per on-node message, local_beta per on-node byte. */
-static uint64_t rank_ps(const uint64_t *r, const plan_cost_params *c, int gaps)
+ * first of the larger count, local_alpha per on-node message of the larger count, local_beta
+ * per on-node byte of the larger side (half: per byte sent and received). */
+static uint64_t rank_ps(const uint64_t *r, const plan_cost_params *c, int gaps, plan_duplex d)
 {
     uint64_t ops = r[R_SENDS] > r[R_RECVS] ? r[R_SENDS] : r[R_RECVS];
     uint64_t lops = r[R_LSENDS] > r[R_LRECVS] ? r[R_LSENDS] : r[R_LRECVS];
-    uint64_t lbytes = r[R_LSENT] > r[R_LRECVD] ? r[R_LSENT] : r[R_LRECVD];
+    uint64_t lbytes = d == PLAN_DUPLEX_HALF ? sat_add(r[R_LSENT], r[R_LRECVD])
+                      : r[R_LSENT] > r[R_LRECVD] ? r[R_LSENT] : r[R_LRECVD];
     uint64_t t = gaps && ops > 1 ? sat_mul(c->gap_ps, ops - 1) : 0;
     return sat_add(sat_add(t, sat_mul(c->local_alpha_ps, lops)),
                    bytes_ps(lbytes, c->local_beta_fs, 100));
@@ -81,8 +83,8 @@ static uint64_t step_time(const plan *pl, size_t s, tally *y, const plan_cost_pa
             nic = lb > nic ? lb : nic;
             both = both || y->nic[b] != 0; /* the receiving node sends too */
         }
-        uint64_t ts = rank_ps(y->rank + (size_t)x->src * R_FIELDS, c, 1);
-        uint64_t td = rank_ps(y->rank + (size_t)x->dst * R_FIELDS, c, 1);
+        uint64_t ts = rank_ps(y->rank + (size_t)x->src * R_FIELDS, c, 1, pl->duplex);
+        uint64_t td = rank_ps(y->rank + (size_t)x->dst * R_FIELDS, c, 1, pl->duplex);
         own = ts > own ? ts : own;
         own = td > own ? td : own;
     }
@@ -104,7 +106,7 @@ static uint64_t overlapped(const plan *pl, tally *y, const plan_cost_params *c)
         worst = t > worst ? t : worst;
     }
     for (int r = 0; r < pl->p; r++) {
-        uint64_t t = rank_ps(y->rank + (size_t)r * R_FIELDS, c, 0);
+        uint64_t t = rank_ps(y->rank + (size_t)r * R_FIELDS, c, 0, pl->duplex);
         worst = t > worst ? t : worst;
     }
     return sat_add(worst, sat_mul(c->step_ps, pl->nsteps));

@@ -34,4 +34,12 @@ tests_unit_test_node_SOURCES = tests/unit/test_node.c tests/unit/random_matrix.c
 	tests/unit/random_matrix.h tests/unit/plan_testlib.c tests/unit/plan_testlib.h
 tests_unit_test_node_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_unit_test_node_LDADD = libhrelay_plan.la $(CHECK_LIBS) -lm
+
+# The cost model at node level and the on-node calibration figures.
+check_PROGRAMS += tests/unit/test_node_cost
+TESTS += tests/unit/test_node_cost
+tests_unit_test_node_cost_SOURCES = tests/unit/test_node_cost.c tests/unit/random_matrix.c \
+	tests/unit/random_matrix.h tests/unit/plan_testlib.c tests/unit/plan_testlib.h
+tests_unit_test_node_cost_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_unit_test_node_cost_LDADD = libhrelay_plan.la $(CHECK_LIBS) -lm
 endif
