@@ -90,6 +90,15 @@ int plan_verify_node(const plan_matrix *m, const plan_topo *t, const plan *pl, p
  * UINT64_MAX when memory runs out. */
 uint64_t plan_node_bandwidth(const plan *pl, const int32_t *node_of, plan_duplex duplex);
 
+/* The largest node load (see plan_node_bandwidth) of every step of pl: pl->nsteps entries in
+ * memory the caller frees, or NULL when memory runs out. */
+uint64_t *plan_node_step_loads(const plan *pl, const int32_t *node_of, plan_duplex duplex);
+
+/* The display model of a node plan (hrelay-plan's JSON "cost_s", text and SVG): the sum over
+ * steps of alpha + beta times the step's largest node load (on-node transfers not counted);
+ * -1 when memory runs out. */
+double plan_node_modeled_cost(const plan *pl, const plan_model *model);
+
 /* What one rank knows to build its part of an own-messages node plan: its row and its column
  * of the P x P matrix, and what every rank has: the node matrix and the node plan. */
 typedef struct plan_node_view {

@@ -47,7 +47,7 @@ static uint64_t step_load(const plan *pl, size_t s, const int32_t *node_of, plan
     return most;
 }
 
-uint64_t plan_node_bandwidth(const plan *pl, const int32_t *node_of, plan_duplex duplex)
+uint64_t *plan_node_step_loads(const plan *pl, const int32_t *node_of, plan_duplex duplex)
 {
     int n = 0;
     for (int r = 0; r < pl->p; r++)
@@ -58,12 +58,37 @@ uint64_t plan_node_bandwidth(const plan *pl, const int32_t *node_of, plan_duplex
             most = pl->step_begin[s + 1] - pl->step_begin[s];
     uint64_t *sent = calloc(2 * (size_t)n, sizeof *sent);
     int32_t *touched = malloc(2 * most * sizeof *touched);
-    uint64_t total = 0;
-    if (!sent || !touched)
-        total = UINT64_MAX;
-    for (size_t s = 0; s < pl->nsteps && total != UINT64_MAX; s++)
-        total += step_load(pl, s, node_of, duplex, sent, sent + n, touched);
+    uint64_t *load = malloc((pl->nsteps ? pl->nsteps : 1) * sizeof *load);
+    for (size_t s = 0; sent && touched && load && s < pl->nsteps; s++)
+        load[s] = step_load(pl, s, node_of, duplex, sent, sent + n, touched);
+    if (!sent || !touched) {
+        free(load);
+        load = NULL;
+    }
     free(sent);
     free(touched);
+    return load;
+}
+
+uint64_t plan_node_bandwidth(const plan *pl, const int32_t *node_of, plan_duplex duplex)
+{
+    uint64_t *load = plan_node_step_loads(pl, node_of, duplex), total = 0;
+    if (!load)
+        return UINT64_MAX;
+    for (size_t s = 0; s < pl->nsteps; s++)
+        total += load[s];
+    free(load);
     return total;
+}
+
+double plan_node_modeled_cost(const plan *pl, const plan_model *model)
+{
+    uint64_t *load = plan_node_step_loads(pl, pl->node_of, pl->duplex);
+    if (!load)
+        return -1;
+    double c = 0;
+    for (size_t s = 0; s < pl->nsteps; s++)
+        c += model->alpha_s + model->beta_s_per_byte * (double)load[s];
+    free(load);
+    return c;
 }
