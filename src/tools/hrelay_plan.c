@@ -145,11 +145,89 @@ static int bad_value(const char *opt, const char *value, const char *what)
     return EXIT_USAGE;
 }
 
+/* Long options without a short form. */
+enum { OPT_MIN_STEP = 256, OPT_GRAIN, OPT_PACKET, OPT_ALPHA, OPT_BETA, OPT_VERIFY, OPT_NODE_SIZE,
+       OPT_NODES };
+
+/* Stores the value arg of option c (--algo, --duplex, --format) in o. Returns -1 to go on, or
+ * EXIT_USAGE after printing why (c is not such an option: -1, nothing stored). */
+static int parse_name(int c, const char *arg, options *o)
+{
+    switch (c) {
+    case 'a':
+        o->all = strcmp(arg, "all") == 0;
+        if (!o->all && (plan_algo_parse(arg, &o->algo) || o->algo == PLAN_ALGO_NATIVE))
+            return bad_value("--algo", arg,
+                             "direct, stepwise, greedy, transpose, walker-otto, forward, "
+                             "node-direct, node-transpose, node-forward, node-aggregate or "
+                             "all");
+        break;
+    case 'd':
+        if (!strcmp(arg, "full"))
+            o->plan.duplex = PLAN_DUPLEX_FULL;
+        else if (!strcmp(arg, "half"))
+            o->plan.duplex = PLAN_DUPLEX_HALF;
+        else
+            return bad_value("--duplex", arg, "full or half");
+        break;
+    case 'f':
+        if (!strcmp(arg, "json"))
+            o->format = FORMAT_JSON;
+        else if (!strcmp(arg, "text"))
+            o->format = FORMAT_TEXT;
+        else if (!strcmp(arg, "svg"))
+            o->format = FORMAT_SVG;
+        else
+            return bad_value("--format", arg, "json, text or svg");
+        break;
+    }
+    return -1;
+}
+
+/* Stores the value arg of a numeric or placement option c in o. Returns -1 to go on, or
+ * EXIT_USAGE after printing why (c is not such an option: -1, nothing stored). */
+static int parse_number(int c, const char *arg, options *o)
+{
+    switch (c) {
+    case OPT_GRAIN:
+        if (parse_bytes(arg, &o->plan.grain_bytes) || o->plan.grain_bytes == 0)
+            return bad_value("--grain", arg, "a positive number of bytes");
+        break;
+    case OPT_PACKET:
+        if (parse_bytes(arg, &o->plan.packet_bytes) || o->plan.packet_bytes == 0)
+            return bad_value("--packet", arg, "a positive number of bytes");
+        break;
+    case OPT_MIN_STEP:
+        if (strcmp(arg, "auto") == 0)
+            o->plan.min_step_bytes = PLAN_MIN_STEP_AUTO;
+        else if (parse_bytes(arg, &o->plan.min_step_bytes))
+            return bad_value("--min-step", arg, "a non-negative number of bytes or auto");
+        break;
+    case OPT_ALPHA:
+        if (parse_seconds(arg, &o->model.alpha_s))
+            return bad_value("--alpha", arg, "a non-negative number of seconds");
+        break;
+    case OPT_BETA:
+        if (parse_seconds(arg, &o->model.beta_s_per_byte))
+            return bad_value("--beta", arg, "a non-negative number of seconds per byte");
+        break;
+    case OPT_NODE_SIZE: {
+        uint64_t k;
+        if (parse_bytes(arg, &k) || k == 0 || k > INT32_MAX)
+            return bad_value("--node-size", arg, "a positive number of ranks");
+        o->node_size = (int)k;
+        break;
+    }
+    case OPT_NODES:
+        o->nodes = arg;
+        break;
+    }
+    return -1;
+}
+
 /* Fills o from argv. Returns -1 to go on, or the exit status (0 after --help / --version). */
 static int parse_args(int argc, char **argv, options *o)
 {
-    enum { OPT_MIN_STEP = 256, OPT_GRAIN, OPT_PACKET, OPT_ALPHA, OPT_BETA, OPT_VERIFY,
-           OPT_NODE_SIZE, OPT_NODES };
     static const struct option longopts[] = {
         {"algo", required_argument, NULL, 'a'},
         {"format", required_argument, NULL, 'f'},
@@ -171,67 +249,17 @@ static int parse_args(int argc, char **argv, options *o)
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":a:f:d:hV", longopts, NULL)) != -1) {
+        int rc = parse_name(c, optarg, o);
+        if (rc < 0)
+            rc = parse_number(c, optarg, o);
+        if (rc >= 0)
+            return rc;
         switch (c) {
-        case 'a':
-            o->all = strcmp(optarg, "all") == 0;
-            if (!o->all && (plan_algo_parse(optarg, &o->algo) || o->algo == PLAN_ALGO_NATIVE))
-                return bad_value("--algo", optarg,
-                                 "direct, stepwise, greedy, transpose, walker-otto, forward, "
-                                 "node-direct, node-transpose, node-forward, node-aggregate or "
-                                 "all");
-            break;
-        case 'd':
-            if (!strcmp(optarg, "full"))
-                o->plan.duplex = PLAN_DUPLEX_FULL;
-            else if (!strcmp(optarg, "half"))
-                o->plan.duplex = PLAN_DUPLEX_HALF;
-            else
-                return bad_value("--duplex", optarg, "full or half");
-            break;
-        case 'f':
-            if (!strcmp(optarg, "json"))
-                o->format = FORMAT_JSON;
-            else if (!strcmp(optarg, "text"))
-                o->format = FORMAT_TEXT;
-            else if (!strcmp(optarg, "svg"))
-                o->format = FORMAT_SVG;
-            else
-                return bad_value("--format", optarg, "json, text or svg");
-            break;
-        case OPT_GRAIN:
-            if (parse_bytes(optarg, &o->plan.grain_bytes) || o->plan.grain_bytes == 0)
-                return bad_value("--grain", optarg, "a positive number of bytes");
-            break;
-        case OPT_PACKET:
-            if (parse_bytes(optarg, &o->plan.packet_bytes) || o->plan.packet_bytes == 0)
-                return bad_value("--packet", optarg, "a positive number of bytes");
-            break;
-        case OPT_MIN_STEP:
-            if (strcmp(optarg, "auto") == 0)
-                o->plan.min_step_bytes = PLAN_MIN_STEP_AUTO;
-            else if (parse_bytes(optarg, &o->plan.min_step_bytes))
-                return bad_value("--min-step", optarg, "a non-negative number of bytes or auto");
-            break;
-        case OPT_ALPHA:
-            if (parse_seconds(optarg, &o->model.alpha_s))
-                return bad_value("--alpha", optarg, "a non-negative number of seconds");
-            break;
-        case OPT_BETA:
-            if (parse_seconds(optarg, &o->model.beta_s_per_byte))
-                return bad_value("--beta", optarg, "a non-negative number of seconds per byte");
+        case 'a': case 'd': case 'f': case OPT_GRAIN: case OPT_PACKET: case OPT_MIN_STEP:
+        case OPT_ALPHA: case OPT_BETA: case OPT_NODE_SIZE: case OPT_NODES:
             break;
         case OPT_VERIFY:
             o->verify = 1;
-            break;
-        case OPT_NODE_SIZE: {
-            uint64_t k;
-            if (parse_bytes(optarg, &k) || k == 0 || k > INT32_MAX)
-                return bad_value("--node-size", optarg, "a positive number of ranks");
-            o->node_size = (int)k;
-            break;
-        }
-        case OPT_NODES:
-            o->nodes = optarg;
             break;
         case 'h':
             usage(stdout);
