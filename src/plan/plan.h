@@ -118,8 +118,10 @@ uint64_t plan_auto_min_step(const plan_matrix *m);
  * gives a half-duplex plan (pl->duplex == PLAN_DUPLEX_HALF): direct plan_direct_half,
  * stepwise plan_stepwise_half, greedy plan_greedy_half, transpose plan_transpose_half,
  * walker-otto its schedule split by plan_split_half; forward's plan is half duplex under
- * either setting (valid in the full-duplex model too). Returns 0, or -1 with err set (a
- * family that cannot plan m, such as walker-otto on another pattern, fails). */
+ * either setting (valid in the full-duplex model too). A node family (plan/node.h) plans the
+ * node matrix under o->topo with its base family and o's parameters and expands it over the
+ * ranks. Returns 0, or -1 with err set (a family that cannot plan m, such as walker-otto on
+ * another pattern, fails). */
 int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
                plan_error *err);
 
@@ -166,7 +168,7 @@ uint64_t plan_bandwidth_term(const plan *pl);
 double plan_modeled_cost(const plan *pl, const plan_model *model);
 
 /* Checks pl against m independently of any planner: ranks in range, no self-transfer, the step
- * constraint of pl->duplex, each transfer's byte total, a forwarded segment held by its sender
+ * constraint of pl->duplex (for nodes in a node plan: the NIC rule), each transfer's byte total, a forwarded segment held by its sender
  * before it is sent, and every byte of every off-diagonal message delivered to its target
  * exactly once (nothing missing, nothing twice, nothing left at an intermediate). Returns 0 if
  * the plan is valid, or -1 with err describing the first violation. */
@@ -179,12 +181,15 @@ int plan_write_json(FILE *out, const plan *pl, const plan_matrix *m, const plan_
 /* Writes pl as an SVG Gantt chart: one row per rank, time along x (each step as wide as its
  * modeled duration under model), every segment of every transfer a bar in the sender's and the
  * receiver's row coloured by the rank whose data it carries, forwarded data outlined, the lower
- * bound marked. Two elements of class "xfer" per segment: size grows with the plan. Returns 0,
- * or -1 on a write error. */
+ * bound marked. Node plans: rows grouped by node (a line of class "node" and a label per node),
+ * a rank's transfers of one step one after another, the node bound marked. Two elements of
+ * class "xfer" per segment: size grows with the plan. Returns 0, or -1 on a write error. */
 int plan_write_svg(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model);
 
 /* Writes a short human-readable summary: P, algorithm, steps, transfers, bandwidth term, lower
- * bound, their ratio, modeled cost. Returns 0, or -1 on a write error. */
+ * bound, their ratio, modeled cost; for node plans also the nodes, the NIC rule, NIC bytes per
+ * step, the NIC bandwidth term, the node bound and their ratio. Returns 0, or -1 on a write
+ * error. */
 int plan_write_text(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model);
 
 #endif
