@@ -174,7 +174,8 @@ static int bench_plans(const opts *o, const plan_matrix *m, const plan_matrix *n
                                     PLAN_ALGO_NODE_FORWARD};
     plan np_direct = {0};
     for (size_t f = 0; f < sizeof fam / sizeof *fam; f++) {
-        plan_options no = {.min_step_bytes = PLAN_MIN_STEP_AUTO, .packet_bytes = forward_packet(nm)};
+        plan_options no = {.min_step_bytes = PLAN_MIN_STEP_AUTO,
+                           .packet_bytes = forward_packet(nm)};
         double best = 1e30, sum = 0;
         plan np = {0};
         plan_error err = {0};
@@ -277,8 +278,8 @@ static void usage(FILE *out)
             "  --seed N              random seed (default 1)\n"
             "  --max-bytes N         entries uniform in [1, N] (default 1048576)\n"
             "\n"
-            "Columns: P, L, N (nodes), what, CPU milliseconds of the process, a size and its unit,\n"
-            "a note.\n",
+            "Columns: P, L, N (nodes), what, CPU milliseconds of the process, a size and its\n"
+            "unit, a note.\n",
             prog);
 }
 

@@ -93,10 +93,10 @@ static int push_on_node(node_pieces *b, const plan_topo *t, const plan_node_view
 {
     int a = t->node_of[v->rank];
     for (int k = t->first[a]; k < t->first[a + 1]; k++) {
-        int q = t->rank_at[k];
-        if (q != v->rank && v->row[q] && node_pieces_push(b, v->rank, q, v->rank, q, 0, v->row[q], err))
+        int q = t->rank_at[k], r = v->rank;
+        if (q != r && v->row[q] && node_pieces_push(b, r, q, r, q, 0, v->row[q], err))
             return -1;
-        if (q != v->rank && v->col[q] && node_pieces_push(b, q, v->rank, q, v->rank, 0, v->col[q], err))
+        if (q != r && v->col[q] && node_pieces_push(b, q, r, q, r, 0, v->col[q], err))
             return -1;
     }
     node_pieces_sort(b, 0);

@@ -168,10 +168,11 @@ uint64_t plan_bandwidth_term(const plan *pl);
 double plan_modeled_cost(const plan *pl, const plan_model *model);
 
 /* Checks pl against m independently of any planner: ranks in range, no self-transfer, the step
- * constraint of pl->duplex (for nodes in a node plan: the NIC rule), each transfer's byte total, a forwarded segment held by its sender
- * before it is sent, and every byte of every off-diagonal message delivered to its target
- * exactly once (nothing missing, nothing twice, nothing left at an intermediate). Returns 0 if
- * the plan is valid, or -1 with err describing the first violation. */
+ * constraint of pl->duplex (for nodes in a node plan: the NIC rule), each transfer's byte
+ * total, a forwarded segment held by its sender before it is sent, and every byte of every
+ * off-diagonal message delivered to its target exactly once (nothing missing, nothing twice,
+ * nothing left at an intermediate). Returns 0 if the plan is valid, or -1 with err describing
+ * the first violation. */
 int plan_verify(const plan_matrix *m, const plan *pl, plan_error *err);
 
 /* Writes pl as one JSON object (README "Plan format"), with the "model" block computed from m

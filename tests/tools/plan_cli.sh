@@ -91,6 +91,12 @@ for fam in direct transpose; do
   else bad "svg of $fam does not render"; fi
 done
 
+# P random node labels among 1 + P / 3 (uneven, non-consecutive placements), seeded by P.
+random_labels() {
+  python3 -c "import random; r = random.Random($1)
+print(','.join(str(r.randrange(1 + $1 // 3)) for _ in range($1)))"
+}
+
 # Node plans (--node-size, --nodes): every node family's JSON checked from the outside (the
 # NIC rule per step, delivery, the node figures); exact node-direct and node-aggregate plans
 # meet the node bound (node-aggregate exactly, node-direct within the rounding of its cuts).
@@ -100,7 +106,7 @@ for p in 1 5 12 33; do
       size1) nodes=(--node-size 1) ;;
       size3) nodes=(--node-size 3) ;;
       sizeP) nodes=(--node-size "$p") ;;
-      random) nodes=(--nodes "$(python3 -c "import random; r = random.Random($p); print(','.join(str(r.randrange(1 + $p // 3)) for _ in range($p)))")") ;;
+      random) nodes=(--nodes "$(random_labels "$p")") ;;
     esac
     for shape in heavy-tailed dense; do
       [ "$shape" = dense ] && [ "$p" -gt 12 ] && continue
@@ -127,14 +133,16 @@ $gen 12 heavy-tailed 5 > "$work/m.txt"
 out=$($plan --algo node-aggregate --format text --node-size 4 --min-step 0 "$work/m.txt")
 if grep -q '^NIC rule .*1 peer node' <<<"$out" && grep -q '^node ratio *1\.000000' <<<"$out" &&
    grep -q '^nodes *3 (4 to 4 ranks each)' <<<"$out"; then ok; else bad "node text: $out"; fi
-if $plan --algo node-direct --format svg --nodes 0,1,0,1,2,2,2,0,1,1,1,1 "$work/m.txt" > "$work/p.svg" &&
-   [ "$(grep -c 'class="node"' "$work/p.svg")" = 3 ] && rsvg-convert "$work/p.svg" -o "$work/p.png"; then ok
+if $plan --algo node-direct --format svg --nodes 0,1,0,1,2,2,2,0,1,1,1,1 "$work/m.txt" \
+     > "$work/p.svg" && [ "$(grep -c 'class="node"' "$work/p.svg")" = 3 ] &&
+   rsvg-convert "$work/p.svg" -o "$work/p.png"; then ok
 else bad "node svg"; fi
 out=$($plan --algo all --format text --verify --node-size 4 "$work/m.txt")
-rows=$(grep -cE '^[a-z-]+ +(full|half) +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9.]+ +[0-9.e-]+$' <<<"$out")
+rows=$(grep -cE "^[a-z-]+ +(full|half) $row" <<<"$out")
 if [ "$rows" = 9 ] && grep -qE '^node-aggregate +full( +[0-9]+){4} +1\.000 ' <<<"$out"; then ok
 else bad "--algo all --node-size: $out"; fi
-if ! $plan --algo all --format text "$work/m.txt" | grep -q '^node-'; then ok; else bad "node rows without a placement"; fi
+if ! $plan --algo all --format text "$work/m.txt" | grep -q '^node-'; then ok
+else bad "node rows without a placement"; fi
 
 # Reading the matrix from standard input.
 if $plan --format json --min-step 0 - < "$work/m.txt" > "$work/p.json" &&
