@@ -8,6 +8,12 @@ noinst_PROGRAMS += bench/plan_time
 bench_plan_time_SOURCES = bench/plan_time.c
 bench_plan_time_LDADD = libhrelay_plan.la
 
+# bench/node_plan_time: node-level planning (node matrix, node plans, one rank's program) at
+# P = 1024 and 4096 with 32 and 128 ranks per node (docs/algorithms.md, "Node-level families").
+noinst_PROGRAMS += bench/node_plan_time
+bench_node_plan_time_SOURCES = bench/node_plan_time.c
+bench_node_plan_time_LDADD = libhrelay_plan.la
+
 # bench/alltoallv_bench: MPI_Alltoallv timed side by side (PMPI, native, every hrelay family,
 # auto) on exchange patterns, against the network's lower bound. An MPI program that finds
 # hrelay with dlsym, so it runs under hrelay-run without linking libhrelay. `make

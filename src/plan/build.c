@@ -1,5 +1,6 @@
 /* plan_build: the one dispatch from a family and its options to the family's planner. */
 #include "plan/families.h"
+#include "plan/node.h"
 #include "plan/plan.h"
 
 /* Plans m with family algo in the full-duplex model (forward: half duplex). */
@@ -42,11 +43,40 @@ static int build_half(plan_algo algo, const plan_matrix *m, const plan_options *
     }
 }
 
+/* Plans m with node family algo: the node matrix under o->topo (NULL: one rank per node)
+ * planned by the family's base (with o's parameters; the size limit applies to the node plan
+ * and to its expansion), expanded over the ranks (plan/node.h). */
+static int build_node(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
+                      plan_error *err)
+{
+    plan_topo one = {0};
+    const plan_topo *t = o->topo;
+    if (!t && plan_topo_consecutive(&one, m->p, 1, err))
+        return -1;
+    t = t ? t : &one;
+    plan_matrix nm = {0};
+    plan np = {0};
+    plan_options no = *o;
+    no.topo = NULL;
+    int rc = plan_topo_node_matrix(t, m, &nm, err);
+    if (rc == 0)
+        rc = plan_build(plan_node_base(algo), &nm, &no, &np, err);
+    if (rc == 0) {
+        rc = plan_node_expand(algo, &np, m, &nm, t, o->max_segments, pl, err);
+        plan_free(&np);
+    }
+    plan_matrix_free(&nm);
+    plan_topo_free(&one);
+    return rc;
+}
+
 int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
                plan_error *err)
 {
     plan_options none = {0};
     o = o ? o : &none;
+    if (plan_algo_is_node(algo))
+        return build_node(algo, m, o, pl, err);
     plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes,
                                .max_segments = o->max_segments};
     if (algo == PLAN_ALGO_DIRECT && o->min_step_bytes == PLAN_MIN_STEP_AUTO)

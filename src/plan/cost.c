@@ -7,27 +7,7 @@
 #include <string.h>
 
 #include "plan/cost.h"
-
-/* a + b, saturating at UINT64_MAX. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    uint64_t s;
-    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
-}
-
-/* a * b, saturating at UINT64_MAX. */
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-    uint64_t s;
-    return __builtin_mul_overflow(a, b, &s) ? UINT64_MAX : s;
-}
-
-/* Picoseconds for `bytes` at beta_fs femtoseconds per byte, scaled by pct / 100. */
-static uint64_t bytes_ps(uint64_t bytes, uint64_t beta_fs, uint32_t pct)
-{
-    unsigned __int128 v = (unsigned __int128)bytes * beta_fs * pct / 100000u;
-    return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
-}
+#include "plan/cost_math.h"
 
 plan_cost_params plan_cost_defaults(void)
 {
@@ -38,7 +18,9 @@ plan_cost_params plan_cost_defaults(void)
                               .step_ps = 2000000,
                               .native_pct = 50,
                               .throttle = 32,
-                              .plan_ps = 10000};
+                              .plan_ps = 10000,
+                              .local_alpha_ps = 1000000,
+                              .local_beta_fs = 100000};
 }
 
 /* ceil(log2(p)) for p >= 1. */
@@ -116,14 +98,6 @@ uint64_t plan_cost_native(const plan_matrix *m, plan_native_kind kind, const pla
                            (uint64_t)p - 1);
     }
     return native_scattered(m, c);
-}
-
-/* Picoseconds for a rank that sends `a` and receives `b` bytes at once: the larger one way,
- * plus pct - 100 percent of the smaller (pct = 100: full duplex; 200: the two share the link). */
-static uint64_t both_ways_ps(uint64_t a, uint64_t b, uint64_t beta_fs, uint32_t pct)
-{
-    uint64_t big = a > b ? a : b, small = a > b ? b : a;
-    return sat_add(bytes_ps(big, beta_fs, 100), bytes_ps(small, beta_fs, pct - 100));
 }
 
 /* The synchronous model: per step step_ps plus its largest transfer (see plan_cost_plan). */
@@ -237,8 +211,13 @@ static const field fields[] = {
     {"native_percent", offsetof(plan_cost_params, native_pct), 1, 1, 0, 1000},
     {"throttle", offsetof(plan_cost_params, throttle), 1, 1, 1, 1 << 20},
     {"plan_s_per_unit", offsetof(plan_cost_params, plan_ps), 0, 1e12, 0, 1e-3},
+    {"local_alpha_s", offsetof(plan_cost_params, local_alpha_ps), 0, 1e12, 0, 1},
+    {"local_beta_s_per_byte", offsetof(plan_cost_params, local_beta_fs), 0, 1e15, 1e-15, 1e-3},
 };
+/* Indexes of the NIC figures the on-node ones default from, and of those (see fields). */
+enum { F_ALPHA = 0, F_BETA = 2, F_LOCAL_ALPHA = 8, F_LOCAL_BETA = 9 };
 enum { NFIELDS = sizeof fields / sizeof fields[0] };
+_Static_assert(F_LOCAL_BETA + 1 == NFIELDS, "the on-node figures are the last fields");
 
 /* Stores file value v of field f into c. */
 static void store(plan_cost_params *c, const field *f, double v)
@@ -275,7 +254,7 @@ static char *trim(char *line)
 int plan_cost_parse(FILE *in, plan_cost_params *c, plan_error *err)
 {
     char buf[512];
-    int lineno = 0;
+    int lineno = 0, seen[NFIELDS] = {0};
     plan_cost_params out = *c;
     while (fgets(buf, sizeof buf, in)) {
         lineno++;
@@ -303,11 +282,26 @@ int plan_cost_parse(FILE *in, plan_cost_params *c, plan_error *err)
             return plan_error_set(err, lineno, "%s = %s is outside [%g, %g]", name, value, f->lo,
                                   f->hi);
         store(&out, f, v);
+        seen[f - fields] = 1;
     }
     if (ferror(in))
         return plan_error_set(err, lineno, "read error");
+    if (seen[F_ALPHA] && !seen[F_LOCAL_ALPHA]) /* files older than the on-node figures */
+        out.local_alpha_ps = plan_cost_local_alpha(out.alpha_ps);
+    if (seen[F_BETA] && !seen[F_LOCAL_BETA])
+        out.local_beta_fs = plan_cost_local_beta(out.beta_fs);
     *c = out;
     return 0;
+}
+
+uint64_t plan_cost_local_alpha(uint64_t alpha_ps)
+{
+    return alpha_ps / 5;
+}
+
+uint64_t plan_cost_local_beta(uint64_t beta_fs)
+{
+    return beta_fs / 10 ? beta_fs / 10 : 1;
 }
 
 int plan_cost_field(const plan_cost_params *c, int i, const char **name, double *value)

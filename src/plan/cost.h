@@ -11,6 +11,7 @@
 #include "plan/error.h"
 #include "plan/matrix.h"
 #include "plan/plan.h"
+#include "plan/topo.h"
 
 /* Machine parameters. The calibration file (plan_cost_write / plan_cost_parse) holds them in
  * seconds; here they are integers. */
@@ -31,6 +32,11 @@ typedef struct plan_cost_params {
                             MPIR_CVAR_ALLTOALL_THROTTLE, 32) */
     uint64_t plan_ps;    /* planning time per unit of planner work (a matrix entry or a
                             segment of the plan) */
+    /* On-node transfers (ranks of one node, through shared memory): not free; a node's memory
+     * moves about 10 times a NIC's bytes per second. Calibration files without them get
+     * local_alpha = alpha / 5 and local_beta = beta / 10 (plan_cost_parse). */
+    uint64_t local_alpha_ps; /* per on-node message */
+    uint64_t local_beta_fs;  /* per byte of an on-node message */
 } plan_cost_params;
 
 /* Which MPI call the native model describes: MPICH picks different algorithms. */
@@ -42,7 +48,7 @@ typedef enum plan_native_kind {
 
 /* Built-in parameters for a machine nobody calibrated: alpha 5 us, gap 1 us, beta 1 ns per
  * byte (1 GB/s), full duplex, 2 us per step, native penalty 50 %, throttle 32, 10 ns per unit
- * of planning. */
+ * of planning; on-node 1 us per message and 0.1 ns per byte (10 GB/s). */
 plan_cost_params plan_cost_defaults(void);
 
 /* Modeled time in picoseconds of the MPI library's own algorithm (MPICH 4) on m. Alltoallv:
@@ -100,8 +106,10 @@ uint64_t plan_cost_gather(int p, const plan_cost_params *c);
 
 /* Reads a calibration file: lines "name = value" (seconds for times, seconds per byte for
  * beta, plain numbers for the rest), '#' comments, blank lines; names as plan_cost_write
- * writes them. Names not present keep their value in *c; an unknown name, a malformed or
- * out-of-range value fails with err->line set. Returns 0, or -1 with err set. */
+ * writes them. Names not present keep their value in *c, except the on-node figures of a file
+ * that sets alpha_s or beta_s_per_byte but not local_alpha_s or local_beta_s_per_byte: those
+ * become plan_cost_local_alpha / plan_cost_local_beta of the file's values. An unknown name, a
+ * malformed or out-of-range value fails with err->line set. Returns 0, or -1 with err set. */
 int plan_cost_parse(FILE *in, plan_cost_params *c, plan_error *err);
 
 /* The i-th parameter of c as the calibration file names it and its value in the file's unit
@@ -111,6 +119,47 @@ int plan_cost_field(const plan_cost_params *c, int i, const char **name, double 
 /* Writes c in the calibration file format (one "name = value" line each, values in seconds
  * with enough digits to read back the same integers). Returns 0, or -1 on a write error. */
 int plan_cost_write(FILE *out, const plan_cost_params *c);
+
+/* The on-node latency assumed when only the NIC's alpha is known: alpha / 5. */
+uint64_t plan_cost_local_alpha(uint64_t alpha_ps);
+
+/* The on-node cost per byte assumed when only the NIC's beta is known: beta / 10 (at least 1). */
+uint64_t plan_cost_local_beta(uint64_t beta_fs);
+
+/* Node level (plan/cost_topo.c). A topology t NULL means one rank per node (for
+ * plan_cost_topo_plan: the plan's own placement if it records one); with one rank per node
+ * every function gives exactly its rank-level counterpart's time. */
+
+/* The node-level lower bound in picoseconds: the larger of beta times plan_topo_nic_bound and
+ * local_beta times plan_topo_local_bound (NICs and memory work at the same time). */
+uint64_t plan_cost_topo_bound(const plan_matrix *m, const plan_topo *t, plan_duplex duplex,
+                              const plan_cost_params *c);
+
+/* Modeled time in picoseconds of running any plan pl on ranks placed by t. Steps run one after
+ * another (the executor's window overlapping neighbouring steps is not counted, as in
+ * plan_cost_plan); within a step the NICs and the on-node copies work at the same time: a step
+ * costs step_ps plus the larger of (1) beta times the largest NIC load of the step, a node's
+ * load being the larger of the bytes its ranks send to and receive from other nodes, weighted
+ * by duplex_pct when some node does both in a full-duplex plan, and (2) the busiest rank's
+ * own work: gap_ps per message beyond the first it sends (or receives, the larger count),
+ * local_alpha per on-node message (the larger count) and local_beta per byte of the larger of
+ * its on-node bytes sent and received (half-duplex plans: of their sum). A half-duplex plan on links with duplex_pct < 200 may take the
+ * overlapped time instead, as plan_cost_plan: the busiest NIC's bytes over the whole plan
+ * (sent and received combined by duplex_pct) or the busiest rank's on-node work, whichever is
+ * larger, plus step_ps per step. Saturates at UINT64_MAX (also when memory runs out). */
+uint64_t plan_cost_topo_plan(const plan *pl, const plan_topo *t, const plan_cost_params *c);
+
+/* Modeled time in picoseconds of the MPI library's own algorithm on ranks placed by t. The
+ * alltoallv model of plan_cost_native (blocks of `throttle` peers, all at once) where a rank's
+ * bytes to other nodes share its node's NIC: in a block, a rank with messages costs alpha, gap
+ * per further message, and the larger of its NIC's time, if it has off-node messages (beta
+ * times the larger of the node's off-node bytes sent and received in the block plus
+ * native_pct percent of the smaller: many flows), and its on-node time (the same at
+ * local_beta over its own on-node bytes). Alltoall's Bruck and pairwise rounds: per round
+ * alpha plus the larger of the busiest NIC's and the on-node bytes (duplex-weighted). In place:
+ * plan_cost_native's chain (one pair at a time shares no NIC). Saturates at UINT64_MAX. */
+uint64_t plan_cost_topo_native(const plan_matrix *m, plan_native_kind kind, const plan_topo *t,
+                               const plan_cost_params *c);
 
 /* The display model (seconds as doubles) of the JSON, text and SVG writers for c. */
 plan_model plan_cost_display(const plan_cost_params *c);

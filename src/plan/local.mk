@@ -23,6 +23,10 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/plan_json.c \
 	src/plan/plan_svg.c \
 	src/plan/local.h src/plan/local.c \
-	src/plan/cost.h src/plan/cost.c \
+	src/plan/cost.h src/plan/cost.c src/plan/cost_math.h src/plan/cost_topo.c \
+	src/plan/topo.h src/plan/topo.c \
+	src/plan/node.h src/plan/node_pieces.h src/plan/node_pieces.c \
+	src/plan/node_build.c src/plan/node_own.c src/plan/node_aggregate.c \
+	src/plan/node_local.c src/plan/node_verify.c \
 	src/plan/choose.h src/plan/choose.c
 libhrelay_plan_la_LIBADD = -lm

@@ -7,7 +7,9 @@
 
 static const char *const algo_names[PLAN_ALGO_COUNT] = {"native", "direct", "stepwise",
                                                          "greedy", "walker-otto", "transpose",
-                                                         "forward"};
+                                                         "forward", "node-direct",
+                                                         "node-transpose", "node-forward",
+                                                         "node-aggregate"};
 
 const char *plan_algo_name(plan_algo algo)
 {
@@ -45,6 +47,7 @@ void plan_free(plan *pl)
     free(pl->step_begin);
     free(pl->transfers);
     free(pl->segments);
+    free(pl->node_of);
     memset(pl, 0, sizeof *pl);
 }
 

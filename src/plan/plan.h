@@ -21,6 +21,12 @@ typedef enum plan_algo {
     PLAN_ALGO_WALKER_OTTO, /* Walker-Otto: closed form for cyclic(r) -> cyclic(Kr) patterns */
     PLAN_ALGO_TRANSPOSE,  /* Bader-Helman-JaJa two-round transpose through intermediates */
     PLAN_ALGO_FORWARD,    /* Sanders-Solis-Oba half-duplex schedule with forwarding */
+    /* Node-level families (plan/node.h): the node matrix planned by a family above, each node
+     * transfer carried by the ranks (lanes) of its nodes; given plan_options.topo. */
+    PLAN_ALGO_NODE_DIRECT,    /* direct on nodes, every rank carrying its own messages */
+    PLAN_ALGO_NODE_TRANSPOSE, /* transpose on nodes (relay ranks on intermediate nodes) */
+    PLAN_ALGO_NODE_FORWARD,   /* forward on nodes (relay ranks on helper nodes) */
+    PLAN_ALGO_NODE_AGGREGATE, /* direct on nodes, gathered on the node, one message per lane */
     PLAN_ALGO_COUNT
 } plan_algo;
 
@@ -44,7 +50,11 @@ typedef struct plan_transfer {
 
 /* A schedule for p ranks. Step s holds transfers [step_begin[s], step_begin[s + 1]). Within a
  * step every rank sends at most one and receives at most one transfer (full duplex) or takes
- * part in at most one transfer (half duplex). Self-messages are not part of a plan. */
+ * part in at most one transfer (half duplex). Self-messages are not part of a plan. A node plan
+ * (nnodes > 0) obeys that rule for nodes instead of ranks: in a step the transfers between
+ * different nodes go from each node to at most nic_peers other nodes and into each node from at
+ * most nic_peers (full duplex), and no node both sends and receives such transfers (half
+ * duplex); transfers within a node are not limited (a rank may take part in several). */
 typedef struct plan {
     int p;
     plan_algo algo;
@@ -60,6 +70,10 @@ typedef struct plan {
     plan_segment *segments;
 
     size_t cap_steps, cap_transfers, cap_segments; /* allocated lengths */
+
+    int nnodes;         /* 0: a rank-level plan; else the number of nodes of a node plan */
+    int32_t *node_of;   /* node plans: the node of every rank (p entries, owned) */
+    uint32_t nic_peers; /* node plans: peer nodes per NIC and step, see above */
 } plan;
 
 /* Cost model parameters used to print modeled times (JSON "model", text summary). */
@@ -84,6 +98,8 @@ typedef struct plan_options {
                                 plan of more segments; 0 = no limit */
     plan_duplex duplex;      /* every family: the model the plan's steps obey (PLAN_DUPLEX_FULL,
                                 0, or PLAN_DUPLEX_HALF); forward is half duplex in both */
+    const struct plan_topo *topo; /* node families: the ranks' nodes (plan/topo.h); NULL: one
+                                     rank per node. Rank-level families ignore it */
 } plan_options;
 
 /* min_step_bytes = PLAN_MIN_STEP_AUTO: the larger of PLAN_DEFAULT_MIN_STEP_BYTES and the lower
@@ -102,8 +118,10 @@ uint64_t plan_auto_min_step(const plan_matrix *m);
  * gives a half-duplex plan (pl->duplex == PLAN_DUPLEX_HALF): direct plan_direct_half,
  * stepwise plan_stepwise_half, greedy plan_greedy_half, transpose plan_transpose_half,
  * walker-otto its schedule split by plan_split_half; forward's plan is half duplex under
- * either setting (valid in the full-duplex model too). Returns 0, or -1 with err set (a
- * family that cannot plan m, such as walker-otto on another pattern, fails). */
+ * either setting (valid in the full-duplex model too). A node family (plan/node.h) plans the
+ * node matrix under o->topo with its base family and o's parameters and expands it over the
+ * ranks. Returns 0, or -1 with err set (a family that cannot plan m, such as walker-otto on
+ * another pattern, fails). */
 int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
                plan_error *err);
 
@@ -150,10 +168,11 @@ uint64_t plan_bandwidth_term(const plan *pl);
 double plan_modeled_cost(const plan *pl, const plan_model *model);
 
 /* Checks pl against m independently of any planner: ranks in range, no self-transfer, the step
- * constraint of pl->duplex, each transfer's byte total, a forwarded segment held by its sender
- * before it is sent, and every byte of every off-diagonal message delivered to its target
- * exactly once (nothing missing, nothing twice, nothing left at an intermediate). Returns 0 if
- * the plan is valid, or -1 with err describing the first violation. */
+ * constraint of pl->duplex (for nodes in a node plan: the NIC rule), each transfer's byte
+ * total, a forwarded segment held by its sender before it is sent, and every byte of every
+ * off-diagonal message delivered to its target exactly once (nothing missing, nothing twice,
+ * nothing left at an intermediate). Returns 0 if the plan is valid, or -1 with err describing
+ * the first violation. */
 int plan_verify(const plan_matrix *m, const plan *pl, plan_error *err);
 
 /* Writes pl as one JSON object (README "Plan format"), with the "model" block computed from m
@@ -163,12 +182,15 @@ int plan_write_json(FILE *out, const plan *pl, const plan_matrix *m, const plan_
 /* Writes pl as an SVG Gantt chart: one row per rank, time along x (each step as wide as its
  * modeled duration under model), every segment of every transfer a bar in the sender's and the
  * receiver's row coloured by the rank whose data it carries, forwarded data outlined, the lower
- * bound marked. Two elements of class "xfer" per segment: size grows with the plan. Returns 0,
- * or -1 on a write error. */
+ * bound marked. Node plans: rows grouped by node (a line of class "node" and a label per node),
+ * a rank's transfers of one step one after another, the node bound marked. Two elements of
+ * class "xfer" per segment: size grows with the plan. Returns 0, or -1 on a write error. */
 int plan_write_svg(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model);
 
 /* Writes a short human-readable summary: P, algorithm, steps, transfers, bandwidth term, lower
- * bound, their ratio, modeled cost. Returns 0, or -1 on a write error. */
+ * bound, their ratio, modeled cost; for node plans also the nodes, the NIC rule, NIC bytes per
+ * step, the NIC bandwidth term, the node bound and their ratio. Returns 0, or -1 on a write
+ * error. */
 int plan_write_text(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model);
 
 #endif

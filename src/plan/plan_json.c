@@ -4,7 +4,9 @@
 #include <string.h>
 
 #include "plan/json_out.h"
+#include "plan/node.h"
 #include "plan/plan.h"
+#include "plan/topo.h"
 
 /* A small output buffer in front of a FILE: plans at P = 1024 can have millions of segments,
  * so numbers are formatted by hand and written in large blocks. */
@@ -93,9 +95,68 @@ static plan_figures figures(const plan *pl, const plan_matrix *m, const plan_mod
     f.lower_bound = plan_matrix_lower_bound(m, pl->duplex);
     f.messages = plan_matrix_messages(m);
     f.min_steps = plan_matrix_max_degree(m, pl->duplex);
-    f.cost_s = plan_modeled_cost(pl, model);
+    f.cost_s = pl->nnodes ? plan_node_modeled_cost(pl, model) : plan_modeled_cost(pl, model);
     f.lower_bound_s = model->beta_s_per_byte * (double)f.lower_bound;
     return f;
+}
+
+/* Node-level figures of a node plan (JSON "topology", text summary). */
+typedef struct node_figures {
+    plan_topo t;
+    uint64_t nic_bound, local_bound, bandwidth;
+    uint64_t *load; /* per step: the largest node load */
+} node_figures;
+
+/* Computes the node figures of node plan pl against m. Returns 0, or -1 (out of memory). */
+static int node_figures_get(const plan *pl, const plan_matrix *m, node_figures *nf)
+{
+    memset(nf, 0, sizeof *nf);
+    if (plan_topo_init(&nf->t, pl->p, pl->node_of, NULL))
+        return -1;
+    nf->load = plan_node_step_loads(pl, pl->node_of, pl->duplex);
+    if (!nf->load) {
+        plan_topo_free(&nf->t);
+        return -1;
+    }
+    for (size_t s = 0; s < pl->nsteps; s++)
+        nf->bandwidth += nf->load[s];
+    nf->nic_bound = plan_topo_nic_bound(&nf->t, m, pl->duplex);
+    nf->local_bound = plan_topo_local_bound(&nf->t, m, pl->duplex);
+    return 0;
+}
+
+/* Releases what node_figures_get allocated. */
+static void node_figures_free(node_figures *nf)
+{
+    plan_topo_free(&nf->t);
+    free(nf->load);
+}
+
+/* Appends the "topology" object of node plan pl (README "Plan format"). Returns 0, or -1 (out
+ * of memory). */
+static int put_topology(outbuf *ob, const plan *pl, const plan_matrix *m)
+{
+    node_figures nf;
+    if (node_figures_get(pl, m, &nf))
+        return -1;
+    ob_str(ob, ",\n \"topology\": {\"nodes\": ");
+    ob_u64(ob, (uint64_t)pl->nnodes);
+    ob_str(ob, ", \"nic_peers\": ");
+    ob_u64(ob, pl->nic_peers);
+    ob_str(ob, ", \"nic_bound_bytes\": ");
+    ob_u64(ob, nf.nic_bound);
+    ob_str(ob, ", \"local_bound_bytes\": ");
+    ob_u64(ob, nf.local_bound);
+    ob_str(ob, ", \"nic_bandwidth_bytes\": ");
+    ob_u64(ob, nf.bandwidth);
+    ob_str(ob, ", \"node_of\": [");
+    for (int r = 0; r < pl->p; r++) {
+        ob_str(ob, r ? ", " : "");
+        ob_u64(ob, (uint64_t)pl->node_of[r]);
+    }
+    ob_str(ob, "]}");
+    node_figures_free(&nf);
+    return 0;
 }
 
 /* The JSON spelling of a duplex mode. */
@@ -153,6 +214,8 @@ int plan_write_json(FILE *out, const plan *pl, const plan_matrix *m, const plan_
     ob_u64(ob, (uint64_t)pl->nsteps);
     ob_str(ob, ", \"max_degree\": ");
     ob_u64(ob, (uint64_t)f.min_steps);
+    if (pl->nnodes && put_topology(ob, pl, m))
+        ob->failed = 1;
     ob_str(ob, ",\n \"steps\": [");
     for (size_t s = 0; s < pl->nsteps; s++) {
         ob_str(ob, s ? ",\n  [" : "\n  [");
@@ -177,6 +240,39 @@ int plan_write_json(FILE *out, const plan *pl, const plan_matrix *m, const plan_
     int failed = ob->failed;
     free(ob);
     return failed || fflush(out) != 0 || ferror(out) ? -1 : 0;
+}
+
+/* The node part of plan_write_text for node plan pl. Returns 0, or -1 (out of memory). */
+static int write_node_text(FILE *out, const plan *pl, const plan_matrix *m,
+                           const plan_model *model)
+{
+    node_figures nf;
+    if (node_figures_get(pl, m, &nf))
+        return -1;
+    fprintf(out, "nodes            %d (%d to %d ranks each)\n", pl->nnodes,
+            plan_topo_min_lanes(&nf.t), plan_topo_max_lanes(&nf.t));
+    fprintf(out, "NIC rule         at most %u peer node%s per NIC and step (%s)\n", pl->nic_peers,
+            pl->nic_peers == 1 ? "" : "s",
+            pl->duplex == PLAN_DUPLEX_HALF ? "half duplex: sending or receiving"
+                                           : "full duplex: each way");
+    fprintf(out, "NIC bytes/step  ");
+    for (size_t s = 0; s < pl->nsteps && s < 16; s++)
+        fprintf(out, " %" PRIu64, nf.load[s]);
+    fprintf(out, "%s\n", pl->nsteps > 16 ? " ..." : pl->nsteps ? "" : " -");
+    fprintf(out, "NIC bandwidth    %" PRIu64 " bytes (sum over steps of the largest NIC load)\n",
+            nf.bandwidth);
+    fprintf(out, "node bound       %" PRIu64 " bytes (the busiest NIC's off-node bytes)\n",
+            nf.nic_bound);
+    if (nf.nic_bound)
+        fprintf(out, "node ratio       %.6f\n", (double)nf.bandwidth / (double)nf.nic_bound);
+    else
+        fprintf(out, "node ratio       - (nothing crosses a NIC)\n");
+    fprintf(out, "on-node bound    %" PRIu64 " bytes (the busiest rank's on-node bytes)\n",
+            nf.local_bound);
+    fprintf(out, "node model bound %.6g s (beta * node bound)\n",
+            model->beta_s_per_byte * (double)nf.nic_bound);
+    node_figures_free(&nf);
+    return 0;
 }
 
 int plan_write_text(FILE *out, const plan *pl, const plan_matrix *m, const plan_model *model)
@@ -213,5 +309,7 @@ int plan_write_text(FILE *out, const plan *pl, const plan_matrix *m, const plan_
     fprintf(out, "modeled cost     %.6g s (alpha %g s, beta %g s/byte)\n", f.cost_s,
             model->alpha_s, model->beta_s_per_byte);
     fprintf(out, "modeled bound    %.6g s (beta * lower bound)\n", f.lower_bound_s);
+    if (pl->nnodes && write_node_text(out, pl, m, model))
+        return -1;
     return fflush(out) != 0 || ferror(out) ? -1 : 0;
 }

@@ -18,7 +18,78 @@ typedef struct seg_event {
     uint64_t offset, bytes;
 } seg_event;
 
-/* Checks ranks, self-transfers, byte totals and the per-step duplex constraint. */
+/* A transfer between two nodes: (sending node, receiving node). */
+typedef struct node_pair {
+    int32_t from, to;
+} node_pair;
+
+/* qsort order of node pairs. */
+static int pair_order(const void *x, const void *y)
+{
+    const node_pair *a = x, *b = y;
+    if (a->from != b->from)
+        return a->from < b->from ? -1 : 1;
+    return (a->to > b->to) - (a->to < b->to);
+}
+
+/* The NIC rule of node plans: in step s each node sends to at most nic_peers other nodes and
+ * receives from at most nic_peers (half duplex: and not both). v is scratch for the step's
+ * transfers, stamp for 2 * nnodes entries (s + 1 marks a node sending, then receiving). */
+static int check_nic_step(const plan *pl, size_t s, node_pair *v, size_t *stamp,
+                          plan_error *err)
+{
+    size_t n = 0, *sending = stamp, *receiving = stamp + pl->nnodes;
+    for (size_t t = pl->step_begin[s]; t < pl->step_begin[s + 1]; t++) {
+        int a = pl->node_of[pl->transfers[t].src], b = pl->node_of[pl->transfers[t].dst];
+        if (a == b)
+            continue;
+        v[n++] = (node_pair){a, b};
+        sending[a] = receiving[b] = s + 1;
+    }
+    for (size_t k = 0; pl->duplex == PLAN_DUPLEX_HALF && k < n; k++)
+        if (receiving[v[k].from] == s + 1)
+            return plan_error_set(err, 0, "step %zu: node %d sends and receives (half duplex)",
+                                  s, (int)v[k].from);
+    for (int pass = 0; pass < 2; pass++) { /* peers of senders, then of receivers */
+        for (size_t k = 0; pass && k < n; k++)
+            v[k] = (node_pair){v[k].to, v[k].from};
+        qsort(v, n, sizeof *v, pair_order);
+        for (size_t k = 0, peers = 0; k < n; k++) {
+            peers = k && v[k].from == v[k - 1].from ? peers + (v[k].to != v[k - 1].to) : 1;
+            if (peers > pl->nic_peers)
+                return plan_error_set(err, 0, "step %zu: node %d %s more than %u other nodes",
+                                      s, (int)v[k].from, pass ? "receives from" : "sends to",
+                                      (unsigned)pl->nic_peers);
+        }
+    }
+    return 0;
+}
+
+/* Checks a node plan's recorded placement and its NIC rule in every step. */
+static int check_nics(const plan *pl, plan_error *err)
+{
+    if (!pl->node_of || pl->nic_peers < 1)
+        return plan_error_set(err, 0, "node plan without a placement or NIC rule");
+    for (int r = 0; r < pl->p; r++)
+        if (pl->node_of[r] < 0 || pl->node_of[r] >= pl->nnodes)
+            return plan_error_set(err, 0, "rank %d on node %d of %d", r, (int)pl->node_of[r],
+                                  pl->nnodes);
+    size_t most = 1;
+    for (size_t s = 0; s < pl->nsteps; s++)
+        if (pl->step_begin[s + 1] - pl->step_begin[s] > most)
+            most = pl->step_begin[s + 1] - pl->step_begin[s];
+    node_pair *v = malloc(most * sizeof *v);
+    size_t *stamp = calloc(2 * (size_t)pl->nnodes, sizeof *stamp);
+    int rc = v && stamp ? 0 : plan_error_set(err, 0, "out of memory verifying");
+    for (size_t s = 0; s < pl->nsteps && rc == 0; s++)
+        rc = check_nic_step(pl, s, v, stamp, err);
+    free(v);
+    free(stamp);
+    return rc;
+}
+
+/* Checks ranks, self-transfers, byte totals and the per-step duplex constraint (for ranks; for
+ * nodes in node plans, whose ranks may take part in several transfers of a step). */
 static int check_steps(const plan *pl, plan_error *err)
 {
     int p = pl->p;
@@ -59,7 +130,7 @@ static int check_steps(const plan *pl, plan_error *err)
                 busy_src = busy_src || recvd[tr->src] == s + 1;
                 busy_dst = busy_dst || sent[tr->dst] == s + 1;
             }
-            if (rc == 0 && (busy_src || busy_dst))
+            if (rc == 0 && pl->nnodes == 0 && (busy_src || busy_dst))
                 rc = plan_error_set(err, 0, "step %zu: rank %d takes part in two transfers (%s duplex)",
                                     s, busy_src ? tr->src : tr->dst,
                                     pl->duplex == PLAN_DUPLEX_HALF ? "half" : "full");
@@ -209,7 +280,7 @@ int plan_verify(const plan_matrix *m, const plan *pl, plan_error *err)
         return plan_error_set(err, 0, "plan for %d ranks, matrix of %d", pl->p, m->p);
     if (!pl->step_begin)
         return plan_error_set(err, 0, "plan has no step table");
-    if (check_steps(pl, err))
+    if (check_steps(pl, err) || (pl->nnodes > 0 && check_nics(pl, err)))
         return -1;
     return check_delivery(m, pl, err);
 }

@@ -406,6 +406,8 @@ int main(int argc, char **argv)
         c.native_pct = (uint32_t)(native_pct + 0.5);
         c.throttle = (uint32_t)throttle;
         c.plan_ps = (uint64_t)(plan_unit * 1e12 + 0.5);
+        c.local_alpha_ps = plan_cost_local_alpha(c.alpha_ps); /* not measured yet */
+        c.local_beta_fs = plan_cost_local_beta(c.beta_fs);
         char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
         int len = 0;
         PMPI_Get_library_version(lib, &len);

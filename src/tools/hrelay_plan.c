@@ -11,8 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/cost.h"
 #include "plan/matrix.h"
+#include "plan/node.h"
 #include "plan/plan.h"
+#include "plan/topo.h"
 
 /* Exit statuses: 1 for a failed --verify or a write/planner failure, 2 for bad usage or input. */
 enum { EXIT_FAILED = 1, EXIT_USAGE = 2 };
@@ -35,6 +38,9 @@ typedef struct options {
     plan_options plan;   /* --min-step, --grain, --packet, --duplex */
     plan_model model;
     const char *matrix; /* path, or "-" for standard input */
+    int node_size;      /* --node-size K (0: not given) */
+    const char *nodes;  /* --nodes LIST (NULL: not given) */
+    plan_topo topo;     /* the placement of either, once the matrix is read */
 } options;
 
 /* Prints the usage text to out. */
@@ -59,16 +65,28 @@ static void usage(FILE *out)
             "                                       patterns (fails on other matrices)\n"
             "                          forward      Sanders-Solis-Oba half-duplex schedule\n"
             "                                       with forwarding (6/5 (h + 1) packets)\n"
+            "                          node-direct, node-transpose, node-forward\n"
+            "                                       direct, transpose or forward on the\n"
+            "                                       node matrix (--node-size, --nodes), every\n"
+            "                                       rank carrying its own messages\n"
+            "                          node-aggregate\n"
+            "                                       direct on the node matrix, gathered on\n"
+            "                                       the node, one message per lane pair\n"
             "                          all          (with --format text) one row per family:\n"
             "                                       duplex, steps (NS), transfers, bandwidth\n"
             "                                       term (TC), lower bound, TC / bound,\n"
-            "                                       modeled cost\n"
+            "                                       modeled cost; with --node-size or --nodes\n"
+            "                                       the node families too, and the NIC\n"
+            "                                       bandwidth term, node bound, their ratio\n"
+            "                                       and the node-level modeled time\n"
             "  -d, --duplex MODE     full (default): per step a rank sends one and receives\n"
             "                        one transfer; half: it sends or receives one. Every\n"
             "                        family has a half-duplex form; forward is always half\n"
             "  -f, --format FORMAT   json (default): the plan in the hrelay plan format;\n"
-            "                        text: a summary (P, steps, bandwidth term, lower bound...);\n"
-            "                        svg: a Gantt chart of the plan (one row per rank)\n"
+            "                        text: a summary (P, steps, bandwidth term, lower bound...;\n"
+            "                        node plans: NIC bytes per step, node bound, ratio);\n"
+            "                        svg: a Gantt chart of the plan (one row per rank, node\n"
+            "                        plans grouped by node)\n"
             "      --min-step BYTES  direct: merge steps smaller than BYTES per transfer\n"
             "                        (default 0 = exact; the bandwidth term may then exceed the\n"
             "                        lower bound by up to BYTES per enlarged step); 'auto':\n"
@@ -76,10 +94,14 @@ static void usage(FILE *out)
             "                        Printed as the JSON \"packet_bytes\".\n"
             "      --grain BYTES     transpose: the unit messages are dealt in (default 1)\n"
             "      --packet BYTES    forward: the packet size S (default %llu)\n"
+            "      --node-size K     ranks per node: consecutive groups of K ranks are nodes\n"
+            "                        (the last one smaller if K does not divide P)\n"
+            "      --nodes LIST      the node of every rank, comma-separated labels (P of\n"
+            "                        them; any non-negative integers, equal labels one node)\n"
             "      --alpha S         cost model: seconds per message (default %g)\n"
             "      --beta S          cost model: seconds per byte (default %g)\n"
-            "      --verify          check the plan with the independent verifier; exit 1 if\n"
-            "                        it fails\n"
+            "      --verify          check the plan with the independent verifier (node\n"
+            "                        plans: the NIC rule too); exit 1 if it fails\n"
             "  -h, --help            print this help and exit\n"
             "  -V, --version         print the version and exit\n"
             "\n"
@@ -123,10 +145,89 @@ static int bad_value(const char *opt, const char *value, const char *what)
     return EXIT_USAGE;
 }
 
+/* Long options without a short form. */
+enum { OPT_MIN_STEP = 256, OPT_GRAIN, OPT_PACKET, OPT_ALPHA, OPT_BETA, OPT_VERIFY, OPT_NODE_SIZE,
+       OPT_NODES };
+
+/* Stores the value arg of option c (--algo, --duplex, --format) in o. Returns -1 to go on, or
+ * EXIT_USAGE after printing why (c is not such an option: -1, nothing stored). */
+static int parse_name(int c, const char *arg, options *o)
+{
+    switch (c) {
+    case 'a':
+        o->all = strcmp(arg, "all") == 0;
+        if (!o->all && (plan_algo_parse(arg, &o->algo) || o->algo == PLAN_ALGO_NATIVE))
+            return bad_value("--algo", arg,
+                             "direct, stepwise, greedy, transpose, walker-otto, forward, "
+                             "node-direct, node-transpose, node-forward, node-aggregate or "
+                             "all");
+        break;
+    case 'd':
+        if (!strcmp(arg, "full"))
+            o->plan.duplex = PLAN_DUPLEX_FULL;
+        else if (!strcmp(arg, "half"))
+            o->plan.duplex = PLAN_DUPLEX_HALF;
+        else
+            return bad_value("--duplex", arg, "full or half");
+        break;
+    case 'f':
+        if (!strcmp(arg, "json"))
+            o->format = FORMAT_JSON;
+        else if (!strcmp(arg, "text"))
+            o->format = FORMAT_TEXT;
+        else if (!strcmp(arg, "svg"))
+            o->format = FORMAT_SVG;
+        else
+            return bad_value("--format", arg, "json, text or svg");
+        break;
+    }
+    return -1;
+}
+
+/* Stores the value arg of a numeric or placement option c in o. Returns -1 to go on, or
+ * EXIT_USAGE after printing why (c is not such an option: -1, nothing stored). */
+static int parse_number(int c, const char *arg, options *o)
+{
+    switch (c) {
+    case OPT_GRAIN:
+        if (parse_bytes(arg, &o->plan.grain_bytes) || o->plan.grain_bytes == 0)
+            return bad_value("--grain", arg, "a positive number of bytes");
+        break;
+    case OPT_PACKET:
+        if (parse_bytes(arg, &o->plan.packet_bytes) || o->plan.packet_bytes == 0)
+            return bad_value("--packet", arg, "a positive number of bytes");
+        break;
+    case OPT_MIN_STEP:
+        if (strcmp(arg, "auto") == 0)
+            o->plan.min_step_bytes = PLAN_MIN_STEP_AUTO;
+        else if (parse_bytes(arg, &o->plan.min_step_bytes))
+            return bad_value("--min-step", arg, "a non-negative number of bytes or auto");
+        break;
+    case OPT_ALPHA:
+        if (parse_seconds(arg, &o->model.alpha_s))
+            return bad_value("--alpha", arg, "a non-negative number of seconds");
+        break;
+    case OPT_BETA:
+        if (parse_seconds(arg, &o->model.beta_s_per_byte))
+            return bad_value("--beta", arg, "a non-negative number of seconds per byte");
+        break;
+    case OPT_NODE_SIZE: {
+        uint64_t k;
+        if (parse_bytes(arg, &k) || k == 0 || k > INT32_MAX)
+            return bad_value("--node-size", arg, "a positive number of ranks");
+        o->node_size = (int)k;
+        break;
+    }
+    case OPT_NODES:
+        o->nodes = arg;
+        break;
+    }
+    return -1;
+}
+
 /* Fills o from argv. Returns -1 to go on, or the exit status (0 after --help / --version). */
 static int parse_args(int argc, char **argv, options *o)
 {
-    enum { OPT_MIN_STEP = 256, OPT_GRAIN, OPT_PACKET, OPT_ALPHA, OPT_BETA, OPT_VERIFY };
     static const struct option longopts[] = {
         {"algo", required_argument, NULL, 'a'},
         {"format", required_argument, NULL, 'f'},
@@ -137,6 +238,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"beta", required_argument, NULL, OPT_BETA},
         {"verify", no_argument, NULL, OPT_VERIFY},
+        {"node-size", required_argument, NULL, OPT_NODE_SIZE},
+        {"nodes", required_argument, NULL, OPT_NODES},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -146,53 +249,14 @@ static int parse_args(int argc, char **argv, options *o)
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":a:f:d:hV", longopts, NULL)) != -1) {
+        int rc = parse_name(c, optarg, o);
+        if (rc < 0)
+            rc = parse_number(c, optarg, o);
+        if (rc >= 0)
+            return rc;
         switch (c) {
-        case 'a':
-            o->all = strcmp(optarg, "all") == 0;
-            if (!o->all && (plan_algo_parse(optarg, &o->algo) || o->algo == PLAN_ALGO_NATIVE))
-                return bad_value("--algo", optarg,
-                                 "direct, stepwise, greedy, transpose, walker-otto, forward or "
-                                 "all");
-            break;
-        case 'd':
-            if (!strcmp(optarg, "full"))
-                o->plan.duplex = PLAN_DUPLEX_FULL;
-            else if (!strcmp(optarg, "half"))
-                o->plan.duplex = PLAN_DUPLEX_HALF;
-            else
-                return bad_value("--duplex", optarg, "full or half");
-            break;
-        case 'f':
-            if (!strcmp(optarg, "json"))
-                o->format = FORMAT_JSON;
-            else if (!strcmp(optarg, "text"))
-                o->format = FORMAT_TEXT;
-            else if (!strcmp(optarg, "svg"))
-                o->format = FORMAT_SVG;
-            else
-                return bad_value("--format", optarg, "json, text or svg");
-            break;
-        case OPT_GRAIN:
-            if (parse_bytes(optarg, &o->plan.grain_bytes) || o->plan.grain_bytes == 0)
-                return bad_value("--grain", optarg, "a positive number of bytes");
-            break;
-        case OPT_PACKET:
-            if (parse_bytes(optarg, &o->plan.packet_bytes) || o->plan.packet_bytes == 0)
-                return bad_value("--packet", optarg, "a positive number of bytes");
-            break;
-        case OPT_MIN_STEP:
-            if (strcmp(optarg, "auto") == 0)
-                o->plan.min_step_bytes = PLAN_MIN_STEP_AUTO;
-            else if (parse_bytes(optarg, &o->plan.min_step_bytes))
-                return bad_value("--min-step", optarg, "a non-negative number of bytes or auto");
-            break;
-        case OPT_ALPHA:
-            if (parse_seconds(optarg, &o->model.alpha_s))
-                return bad_value("--alpha", optarg, "a non-negative number of seconds");
-            break;
-        case OPT_BETA:
-            if (parse_seconds(optarg, &o->model.beta_s_per_byte))
-                return bad_value("--beta", optarg, "a non-negative number of seconds per byte");
+        case 'a': case 'd': case 'f': case OPT_GRAIN: case OPT_PACKET: case OPT_MIN_STEP:
+        case OPT_ALPHA: case OPT_BETA: case OPT_NODE_SIZE: case OPT_NODES:
             break;
         case OPT_VERIFY:
             o->verify = 1;
@@ -221,6 +285,10 @@ static int parse_args(int argc, char **argv, options *o)
                 argc - optind ? "only one MATRIX may be given" : "no MATRIX given ('-' reads "
                                                                  "standard input)");
         usage(stderr);
+        return EXIT_USAGE;
+    }
+    if (o->node_size && o->nodes) {
+        fprintf(stderr, "%s: give --node-size or --nodes, not both\n", prog);
         return EXIT_USAGE;
     }
     if (o->all && o->format != FORMAT_TEXT) {
@@ -264,7 +332,7 @@ static int run_all(const options *o, const plan_matrix *m)
     int status = 0;
     printf("%-12s %-6s %10s %12s %16s %16s %8s %14s\n", "family", "duplex", "steps", "transfers",
            "bandwidth (B)", "bound (B)", "ratio", "modeled (s)");
-    for (int a = PLAN_ALGO_NATIVE + 1; a < PLAN_ALGO_COUNT; a++) {
+    for (int a = PLAN_ALGO_NATIVE + 1; a < PLAN_ALGO_NODE_DIRECT; a++) {
         plan pl = {0};
         plan_error err = {0};
         if (plan_build((plan_algo)a, m, &o->plan, &pl, &err)) {
@@ -278,6 +346,56 @@ static int run_all(const options *o, const plan_matrix *m)
                pl.nsteps, pl.ntransfers, bw, bound, bound ? (double)bw / (double)bound : 1.0,
                plan_modeled_cost(&pl, &o->model), bad ? "  verification failed: " : "",
                bad ? err.text : "");
+        if (bad)
+            status = EXIT_FAILED;
+        plan_free(&pl);
+    }
+    return status;
+}
+
+/* The node-level cost model of hrelay-plan's --alpha and --beta (on-node figures derived from
+ * them as for a calibration file without them; the other figures the built-in ones). */
+static plan_cost_params node_model(const options *o)
+{
+    plan_cost_params c = plan_cost_defaults();
+    c.step_ps = c.alpha_ps = (uint64_t)(o->model.alpha_s * 1e12 + 0.5);
+    c.beta_fs = (uint64_t)(o->model.beta_s_per_byte * 1e15 + 0.5);
+    c.local_alpha_ps = plan_cost_local_alpha(c.alpha_ps);
+    c.local_beta_fs = plan_cost_local_beta(c.beta_fs);
+    return c;
+}
+
+/* Checks pl with the verifier of its kind: plan_verify_node for node plans. */
+static int verify(const options *o, const plan_matrix *m, const plan *pl, plan_error *err)
+{
+    return pl->nnodes ? plan_verify_node(m, &o->topo, pl, err) : plan_verify(m, pl, err);
+}
+
+/* --algo all under a placement: one row per family (rank-level and node-level): duplex, steps,
+ * transfers, the NIC bandwidth term (plan_node_bandwidth), the node bound, their ratio and the
+ * node-level modeled time (plan_cost_topo_plan); failures as run_all. Returns the exit
+ * status. */
+static int run_all_nodes(const options *o, const plan_matrix *m)
+{
+    int status = 0;
+    plan_cost_params c = node_model(o);
+    printf("%-15s %-6s %10s %12s %16s %16s %8s %14s\n", "family", "duplex", "steps",
+           "transfers", "NIC bandw. (B)", "node bound (B)", "ratio", "modeled (s)");
+    for (int a = PLAN_ALGO_NATIVE + 1; a < PLAN_ALGO_COUNT; a++) {
+        plan pl = {0};
+        plan_error err = {0};
+        if (plan_build((plan_algo)a, m, &o->plan, &pl, &err)) {
+            printf("%-15s %s\n", plan_algo_name((plan_algo)a), err.text);
+            continue;
+        }
+        uint64_t bw = plan_node_bandwidth(&pl, o->topo.node_of, pl.duplex);
+        uint64_t bound = plan_topo_nic_bound(&o->topo, m, pl.duplex);
+        int bad = o->verify && verify(o, m, &pl, &err) != 0;
+        printf("%-15s %-6s %10zu %12zu %16" PRIu64 " %16" PRIu64 " %8.3f %14.6g%s%s\n",
+               plan_algo_name((plan_algo)a), pl.duplex == PLAN_DUPLEX_HALF ? "half" : "full",
+               pl.nsteps, pl.ntransfers, bw, bound, bound ? (double)bw / (double)bound : 1.0,
+               (double)plan_cost_topo_plan(&pl, &o->topo, &c) * 1e-12,
+               bad ? "  verification failed: " : "", bad ? err.text : "");
         if (bad)
             status = EXIT_FAILED;
         plan_free(&pl);
@@ -301,14 +419,14 @@ static int run(const options *o, const plan_matrix *m)
     plan pl = {0};
     plan_error err = {0};
     if (o->all)
-        return run_all(o, m);
+        return o->topo.p ? run_all_nodes(o, m) : run_all(o, m);
     if (plan_build(o->algo, m, &o->plan, &pl, &err)) {
         fprintf(stderr, "%s: %s planning failed: %s\n", prog, plan_algo_name(o->algo),
                 err.text);
         return EXIT_FAILED;
     }
     int status = 0;
-    if (o->verify && plan_verify(m, &pl, &err)) {
+    if (o->verify && verify(o, m, &pl, &err)) {
         fprintf(stderr, "%s: plan verification failed: %s\n", prog, err.text);
         status = EXIT_FAILED;
     } else {
@@ -324,6 +442,29 @@ static int run(const options *o, const plan_matrix *m)
     return status;
 }
 
+/* Builds o->topo for m's ranks from --node-size or --nodes (none: o->topo stays empty and
+ * node families plan one rank per node). Returns 0, or EXIT_USAGE after printing why. */
+static int make_topo(options *o, const plan_matrix *m)
+{
+    plan_error err = {0};
+    if (o->node_size && plan_topo_consecutive(&o->topo, m->p, o->node_size, &err) == 0)
+        o->plan.topo = &o->topo;
+    else if (o->nodes && plan_topo_parse(o->nodes, &o->topo, &err) == 0) {
+        if (o->topo.p == m->p) {
+            o->plan.topo = &o->topo;
+            return 0;
+        }
+        plan_error_set(&err, 0, "%d node labels for %d ranks", o->topo.p, m->p);
+        plan_topo_free(&o->topo);
+    } else if (!o->node_size && !o->nodes)
+        return 0;
+    if (o->plan.topo)
+        return 0;
+    fprintf(stderr, "%s: invalid %s: %s\n", prog, o->nodes ? "--nodes" : "--node-size",
+            err.text);
+    return EXIT_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -333,7 +474,10 @@ int main(int argc, char **argv)
     plan_matrix m = {0};
     status = read_matrix(o.matrix, &m);
     if (status == 0)
+        status = make_topo(&o, &m);
+    if (status == 0)
         status = run(&o, &m);
+    plan_topo_free(&o.topo);
     plan_matrix_free(&m);
     return status;
 }

@@ -91,6 +91,59 @@ for fam in direct transpose; do
   else bad "svg of $fam does not render"; fi
 done
 
+# P random node labels among 1 + P / 3 (uneven, non-consecutive placements), seeded by P.
+random_labels() {
+  python3 -c "import random; r = random.Random($1)
+print(','.join(str(r.randrange(1 + $1 // 3)) for _ in range($1)))"
+}
+
+# Node plans (--node-size, --nodes): every node family's JSON checked from the outside (the
+# NIC rule per step, delivery, the node figures); exact node-direct and node-aggregate plans
+# meet the node bound (node-aggregate exactly, node-direct within the rounding of its cuts).
+for p in 1 5 12 33; do
+  for place in size3 random $([ "$p" = 5 ] && echo size1 sizeP); do
+    case $place in
+      size1) nodes=(--node-size 1) ;;
+      size3) nodes=(--node-size 3) ;;
+      sizeP) nodes=(--node-size "$p") ;;
+      random) nodes=(--nodes "$(random_labels "$p")") ;;
+    esac
+    for shape in heavy-tailed dense; do
+      [ "$shape" = dense ] && [ "$p" -gt 12 ] && continue
+      $gen "$p" "$shape" $((p + 90)) > "$work/m.txt"
+      for fam in node-direct node-aggregate node-transpose node-forward; do
+        for duplex in full half; do
+          exact=
+          case $fam in node-direct|node-aggregate) exact=--exact ;; esac
+          if $plan --algo "$fam" --duplex "$duplex" "${nodes[@]}" --min-step 0 --packet 1000 \
+               "$work/m.txt" > "$work/p.json" &&
+             grep -q '"topology": {"nodes": ' "$work/p.json" &&
+             $check "$work/m.txt" "$work/p.json" $exact > "$work/out.txt"; then ok
+          else bad "$fam $duplex p=$p $place $shape: $(cat "$work/out.txt" 2>/dev/null)"; fi
+        done
+      done
+    done
+  done
+done
+
+# Node plans in text, SVG and the --algo all table: the NIC rule and the node ratio in the
+# summary (1.000000 for exact node-aggregate), a node label per node in the SVG, every family a
+# row under a placement (node-aggregate at ratio 1.000), and the node families only then.
+$gen 12 heavy-tailed 5 > "$work/m.txt"
+out=$($plan --algo node-aggregate --format text --node-size 4 --min-step 0 "$work/m.txt")
+if grep -q '^NIC rule .*1 peer node' <<<"$out" && grep -q '^node ratio *1\.000000' <<<"$out" &&
+   grep -q '^nodes *3 (4 to 4 ranks each)' <<<"$out"; then ok; else bad "node text: $out"; fi
+if $plan --algo node-direct --format svg --nodes 0,1,0,1,2,2,2,0,1,1,1,1 "$work/m.txt" \
+     > "$work/p.svg" && [ "$(grep -c 'class="node"' "$work/p.svg")" = 3 ] &&
+   rsvg-convert "$work/p.svg" -o "$work/p.png"; then ok
+else bad "node svg"; fi
+out=$($plan --algo all --format text --verify --node-size 4 "$work/m.txt")
+rows=$(grep -cE "^[a-z-]+ +(full|half) $row" <<<"$out")
+if [ "$rows" = 9 ] && grep -qE '^node-aggregate +full( +[0-9]+){4} +1\.000 ' <<<"$out"; then ok
+else bad "--algo all --node-size: $out"; fi
+if ! $plan --algo all --format text "$work/m.txt" | grep -q '^node-'; then ok
+else bad "node rows without a placement"; fi
+
 # Reading the matrix from standard input.
 if $plan --format json --min-step 0 - < "$work/m.txt" > "$work/p.json" &&
    $check "$work/m.txt" "$work/p.json" --exact > /dev/null; then ok; else bad "stdin input"; fi
@@ -111,7 +164,8 @@ expect_error overflow 1 '0 99999999999999999999999\n1 0\n'
 expect_error too-many-rows 3 '0 1\n1 0\n1 1\n'
 
 # Bad option values: exit status 2 and the option named.
-for args in "--duplex quarter" "--packet 0" "--algo fastest"; do
+for args in "--duplex quarter" "--packet 0" "--algo fastest" "--node-size 0" "--nodes 0,1" \
+    "--nodes 0,x,1,2,3,4,5,6" "--nodes -1,0,0,0,0,0,0,0"; do
   set +e
   # shellcheck disable=SC2086
   msg=$($plan $args "$work/m.txt" 2>&1 >/dev/null)
