@@ -125,8 +125,8 @@ awk -F, '$1 == "fft-yz" && ($13 == 0 || $18 != 0) {exit 1}' "$csv" ||
 for pattern in $drift; do
     range=$(sed -n "/^== $pattern,/{n;s/.*lower bound per call \([0-9]*\) \.\. \([0-9]*\) bytes.*/\1 \2/p}" "$HR_TMP/out4")
     [ -n "$range" ] || hr_fail "$pattern: no per-call bounds printed"
-    set -- $range
-    [ "$1" -lt "$2" ] || hr_fail "$pattern: every call has the same bound ($range): no drift"
+    read -r low high <<<"$range"
+    [ "$low" -lt "$high" ] || hr_fail "$pattern: every call has the same bound ($range): no drift"
 done
 
 run_bench 2 "$HR_TMP/inject" --quiet --patterns uniform --sizes 1K --reps 1 --inject-error &&
