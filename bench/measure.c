@@ -168,12 +168,13 @@ static int log_alloc(bench_log *l, int rounds, int first_timed, int n, MPI_Comm 
  * their sum, on rank 0. */
 static void log_reduce(bench_log *l, const bench_ctx *ctx)
 {
-    int total = l->rounds * l->nslots;
-    void *in_t = ctx->rank == 0 ? MPI_IN_PLACE : l->t, *in_c = ctx->rank == 0 ? MPI_IN_PLACE : l->cpu,
-         *in_s = ctx->rank == 0 ? MPI_IN_PLACE : l->span;
-    MPI_Reduce(in_t, l->t, total, MPI_DOUBLE, MPI_MAX, 0, ctx->comm);
-    MPI_Reduce(in_c, l->cpu, total, MPI_DOUBLE, MPI_SUM, 0, ctx->comm);
-    MPI_Reduce(in_s, l->span, total, MPI_DOUBLE, MPI_MAX, 0, ctx->comm);
+    int total = l->rounds * l->nslots, root = ctx->rank == 0;
+    MPI_Reduce(root ? MPI_IN_PLACE : l->t, root ? l->t : NULL, total, MPI_DOUBLE, MPI_MAX, 0,
+               ctx->comm);
+    MPI_Reduce(root ? MPI_IN_PLACE : l->cpu, root ? l->cpu : NULL, total, MPI_DOUBLE, MPI_SUM, 0,
+               ctx->comm);
+    MPI_Reduce(root ? MPI_IN_PLACE : l->span, root ? l->span : NULL, total, MPI_DOUBLE, MPI_MAX,
+               0, ctx->comm);
 }
 
 /* Collective: every round of seq's calls on the candidates' communicators; fills slots and
