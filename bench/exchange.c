@@ -35,8 +35,7 @@ int bench_exchange_alloc(bench_exchange *x, const bench_sequence *seq)
     return 0;
 }
 
-void bench_exchange_load(bench_exchange *x, const bench_sequence *seq, int n, int me,
-                         uint64_t seed)
+void bench_exchange_load(bench_exchange *x, const bench_sequence *seq, int n, int me, uint64_t seed)
 {
     int p = seq->p;
     const int *sc = seq->scount + (size_t)n * p, *rc = seq->rcount + (size_t)n * p;
@@ -62,10 +61,9 @@ int bench_exchange_reference(bench_exchange *x, MPI_Comm comm)
 {
     memset(x->ref, POISON, sizeof *x->ref * x->rn);
     if (x->alltoall)
-        return PMPI_Alltoall(x->sbuf, x->count, MPI_UINT64_T, x->ref, x->count, MPI_UINT64_T,
-                             comm);
-    return PMPI_Alltoallv(x->sbuf, x->scount, x->sdispl, MPI_UINT64_T, x->ref, x->rcount,
-                          x->rdispl, MPI_UINT64_T, comm);
+        return PMPI_Alltoall(x->sbuf, x->count, MPI_UINT64_T, x->ref, x->count, MPI_UINT64_T, comm);
+    return PMPI_Alltoallv(x->sbuf, x->scount, x->sdispl, MPI_UINT64_T, x->ref, x->rcount, x->rdispl,
+                          MPI_UINT64_T, comm);
 }
 
 void bench_exchange_poison(bench_exchange *x)

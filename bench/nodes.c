@@ -62,8 +62,7 @@ int bench_nodes_find(MPI_Comm comm, int node_size, bench_nodes *nodes)
     if (node_size > 0) {
         for (int i = 0; i < p; i++)
             label[i] = i / node_size;
-        snprintf(nodes->how, sizeof nodes->how, "--node-size %d (consecutive ranks): ",
-                 node_size);
+        snprintf(nodes->how, sizeof nodes->how, "--node-size %d (consecutive ranks): ", node_size);
     } else {
         /* a node's label: its smallest rank in comm */
         MPI_Comm shared;
@@ -87,8 +86,8 @@ void bench_nodes_free(bench_nodes *nodes)
     nodes->n = 0;
 }
 
-uint64_t bench_node_bound_bytes(const uint64_t *m, int p, const bench_nodes *nodes,
-                                int half_duplex, uint64_t *scratch)
+uint64_t bench_node_bound_bytes(const uint64_t *m, int p, const bench_nodes *nodes, int half_duplex,
+                                uint64_t *scratch)
 {
     uint64_t *sent = scratch, *received = scratch + nodes->n, bound = 0;
     memset(scratch, 0, sizeof *scratch * 2 * (size_t)nodes->n);
@@ -99,8 +98,9 @@ uint64_t bench_node_bound_bytes(const uint64_t *m, int p, const bench_nodes *nod
                 received[nodes->node_of[j]] += m[(size_t)i * p + j];
             }
     for (int a = 0; a < nodes->n; a++) {
-        uint64_t b = half_duplex ? sent[a] + received[a]
-                                 : sent[a] > received[a] ? sent[a] : received[a];
+        uint64_t b = half_duplex             ? sent[a] + received[a]
+                     : sent[a] > received[a] ? sent[a]
+                                             : received[a];
         if (b > bound)
             bound = b;
     }

@@ -76,7 +76,8 @@ static int transpose(const bench_pattern_in *in, int xy, uint64_t *m, char *why,
                 int dest = xy ? to * cols + c : r * cols + to;
                 uint64_t x = xy ? share(n, rows, to) : share(n, rows, r),
                          y = xy ? share(n, rows, r) : share(n, cols, to);
-                m[(size_t)(r * cols + c) * p + (size_t)dest] = POINT_ELEMS * x * y * share(n, cols, c);
+                m[(size_t)(r * cols + c) * p + (size_t)dest] = POINT_ELEMS * x * y *
+                                                               share(n, cols, c);
             }
     return 0;
 }

@@ -80,8 +80,8 @@ static double median_ratio(const bench_ctx *ctx, const bench_sequence *seq, cons
 }
 
 /* Fills the timed and whole-run figures of row from slot k's calls. */
-static void timed_row(const bench_ctx *ctx, const bench_sequence *seq, const bench_log *l,
-                      int k, bench_row *row, double *scratch)
+static void timed_row(const bench_ctx *ctx, const bench_sequence *seq, const bench_log *l, int k,
+                      bench_row *row, double *scratch)
 {
     int reps = ctx->opts->reps, n = l->nslots;
     double wall = 0, busy = 0, total = 0, bound_total = 0;

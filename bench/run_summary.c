@@ -73,8 +73,9 @@ void bench_run_ratio_json(const bench_out *out, FILE *f)
     int worst = worst_run(out);
     fputs(", \"auto_vs_native_run\": {\"pairs\": [", f);
     for (int k = 0; k < out->nruns; k++)
-        fprintf(f, "%s{\"pattern\": \"%s\", \"bytes_per_rank\": %llu, \"ratio\": %.9g, "
-                   "\"calls\": %d}",
+        fprintf(f,
+                "%s{\"pattern\": \"%s\", \"bytes_per_rank\": %llu, \"ratio\": %.9g, "
+                "\"calls\": %d}",
                 k ? ", " : "", out->runs[k].pattern, (unsigned long long)out->runs[k].bytes,
                 out->runs[k].ratio, out->runs[k].calls);
     fprintf(f, "], \"within_5_percent\": %d", runs_within(out));

@@ -15,8 +15,12 @@ static int build_matrix(const bench_ctx *ctx, int k, uint64_t bytes, int call, u
                         char *why, size_t cap)
 {
     int p = ctx->p;
-    bench_pattern_in in = {.p = p, .elems = bytes / BENCH_ELEM, .seed = ctx->opts->seed,
-                           .call = call, .opts = ctx->opts, .comm = ctx->comm};
+    bench_pattern_in in = {.p = p,
+                           .elems = bytes / BENCH_ELEM,
+                           .seed = ctx->opts->seed,
+                           .call = call,
+                           .opts = ctx->opts,
+                           .comm = ctx->comm};
     memset(m, 0, sizeof *m * (size_t)p * (size_t)p);
     why[0] = 0;
     int rc = bench_patterns[k].fill(&in, m, why, cap), worst;
@@ -51,8 +55,7 @@ static int keep_call(bench_sequence *seq, const bench_ctx *ctx, const uint64_t *
     if (ro > seq->max_rn)
         seq->max_rn = (size_t)ro;
     seq->bound_bytes[n] = bench_bound_bytes(m, p, ctx->opts->half_duplex);
-    seq->node_bytes[n] =
-        bench_node_bound_bytes(m, p, ctx->nodes, ctx->opts->half_duplex, scratch);
+    seq->node_bytes[n] = bench_node_bound_bytes(m, p, ctx->nodes, ctx->opts->half_duplex, scratch);
     return 0;
 }
 
