@@ -1,6 +1,7 @@
-/* alltoallv_bench: times MPI_Alltoallv side by side -- PMPI, hrelay's native pass-through,
- * every hrelay schedule family and auto -- on exchange patterns of several sizes, against the
- * network's lower bound. Runs under hrelay (LD_PRELOAD, e.g. hrelay-run) and steers it with
+/* alltoallv_bench: times MPI_Alltoallv (and MPI_Alltoall) side by side -- PMPI, hrelay's
+ * native pass-through, every hrelay schedule family and auto -- on fixed and drifting exchange
+ * patterns of several sizes, against the network's lower bounds (per rank and per node), per
+ * call and over the whole run. Runs under hrelay (LD_PRELOAD, e.g. hrelay-run) and steers it with
  * the tool API of hrelay.h, looked up with dlsym. See --help and docs/performance/README.md.
  * Exit status: 0; 1 if a result differed from PMPI_Alltoallv's or the run failed; 2 for a
  * usage error. */
@@ -30,14 +31,20 @@ static void describe_run(bench_meta *meta, const bench_opts *o, const bench_hrel
     meta->p = p;
     meta->hrelay = have;
     meta->hrelay_version = have ? h->version() : NULL;
+    static char version[MPI_MAX_LIBRARY_VERSION_STRING]; /* MPICH's: several KiB */
     int len = 0;
-    MPI_Get_library_version(meta->mpi_library, &len);
-    meta->mpi_library[strcspn(meta->mpi_library, "\n")] = 0;
+    MPI_Get_library_version(version, &len);
+    size_t first_line = strcspn(version, "\n");
+    if (first_line >= sizeof meta->mpi_library)
+        first_line = sizeof meta->mpi_library - 1;
+    memcpy(meta->mpi_library, version, first_line);
+    meta->mpi_library[first_line] = 0;
     meta->ucx_tls = getenv("UCX_TLS");
     meta->half_duplex = o->half_duplex;
     meta->seed = o->seed;
     meta->reps = o->reps;
     meta->warmup = o->warmup;
+    meta->check_every = o->check_every;
     meta->online_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 }
 
@@ -56,58 +63,52 @@ static double link_rate(const bench_opts *o, bench_meta *meta)
                               sizeof meta->rate_how);
 }
 
-/* Builds pattern k for `bytes` per rank into m (rank 0's matrix, on every rank). Returns 0, 1
- * if the pattern does not apply (why is set on rank 0), or -1 if memory ran out (all ranks
- * agree). Collective. */
-static int build_pattern(int k, uint64_t bytes, const bench_opts *o, int p, uint64_t *m,
-                         char *why, size_t cap)
+/* The sizes pattern a runs at: each of --sizes, or --bfs-max alone for a sweep. */
+static int pattern_sizes(const bench_opts *o, int a, const uint64_t **sizes)
 {
-    bench_pattern_in in = {.p = p, .elems = bytes / BENCH_ELEM, .seed = o->seed, .opts = o,
-                           .comm = MPI_COMM_WORLD};
-    memset(m, 0, sizeof *m * (size_t)p * (size_t)p);
-    why[0] = 0;
-    int rc = bench_patterns[k].fill(&in, m, why, cap), worst;
-    MPI_Allreduce(&rc, &worst, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-    if (worst < 0)
-        return -1;
-    MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    if (rc == 0) /* the same matrix everywhere, whatever floating point did */
-        MPI_Bcast(m, p * p, MPI_UINT64_T, 0, MPI_COMM_WORLD);
-    return rc;
+    if (bench_patterns[o->patterns[a]].sweep) {
+        *sizes = &o->bfs_max;
+        return 1;
+    }
+    *sizes = o->sizes;
+    return o->nsizes;
 }
 
 /* Runs every pattern and size. Returns the number of mismatches, or -1 on failure. */
 static int run_all(bench_ctx *ctx, bench_out *out)
 {
     const bench_opts *o = ctx->opts;
-    int p = ctx->p, mismatches = 0;
-    uint64_t *m = malloc(sizeof *m * (size_t)p * (size_t)p);
+    int mismatches = 0, rounds = 2 + o->warmup + o->reps;
     bench_row rows[BENCH_MAX_CANDIDATES];
     char why[256];
-    if (!m)
-        return -1;
-    for (int a = 0; a < o->npatterns; a++)
-        for (int s = 0; s < o->nsizes; s++) {
+    for (int a = 0; a < o->npatterns; a++) {
+        const uint64_t *sizes;
+        int nsizes = pattern_sizes(o, a, &sizes);
+        for (int s = 0; s < nsizes; s++) {
             const bench_pattern *pat = &bench_patterns[o->patterns[a]];
-            int rc = build_pattern(o->patterns[a], o->sizes[s], o, p, m, why, sizeof why);
+            bench_sequence seq;
+            int rc = bench_sequence_build(ctx, o->patterns[a], sizes[s], rounds, &seq, why,
+                                          sizeof why),
+                built = rc == 0;
             if (rc == 1 && ctx->rank == 0)
-                bench_out_skipped(out, pat->name, o->sizes[s], why);
-            if (rc == 0 && (rc = bench_measure(ctx, pat->name, o->sizes[s], m, rows)) >= 0) {
+                bench_out_skipped(out, pat->name, sizes[s], why);
+            if (rc == 0 && (rc = bench_measure(ctx, pat->name, sizes[s], &seq, rows)) >= 0) {
                 mismatches += rc;
                 if (ctx->rank == 0)
-                    bench_out_rows(out, rows, o->ncandidates, pat->summary);
+                    bench_out_rows(out, rows, o->ncandidates, pat->summary, &seq);
                 rc = 0;
             }
+            if (built)
+                bench_sequence_free(&seq);
             if (rc < 0) {
                 if (ctx->rank == 0)
                     fprintf(stderr, "alltoallv_bench: %s, %llu bytes per rank: out of memory "
                                     "(or a displacement over INT_MAX elements)\n",
-                            pat->name, (unsigned long long)o->sizes[s]);
-                free(m);
+                            pat->name, (unsigned long long)sizes[s]);
                 return -1;
             }
         }
-    free(m);
+    }
     return mismatches;
 }
 
@@ -138,6 +139,15 @@ int main(int argc, char **argv)
     describe_run(&meta, &o, &h, have, p, command);
     double rate = link_rate(&o, &meta);
     meta.rate_bps = rate;
+    bench_nodes nodes;
+    if (bench_nodes_find(MPI_COMM_WORLD, o.node_size, &nodes) != 0) {
+        if (rank == 0)
+            fprintf(stderr, "alltoallv_bench: out of memory\n");
+        MPI_Finalize();
+        return 1;
+    }
+    meta.nodes = nodes.n;
+    meta.nodes_how = nodes.how;
 
     static bench_out out; /* large; rank 0 only */
     const char *failed = NULL;
@@ -146,6 +156,7 @@ int main(int argc, char **argv)
         perror(failed);
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) {
+        bench_nodes_free(&nodes);
         MPI_Finalize();
         return 1;
     }
@@ -154,8 +165,9 @@ int main(int argc, char **argv)
                         "LD_PRELOAD=libhrelay.so): only pmpi and native are timed\n");
 
     bench_ctx ctx = {.opts = &o, .hrelay = &h, .have_hrelay = have, .p = p, .rank = rank,
-                     .rate_bps = rate, .comm = MPI_COMM_WORLD};
+                     .rate_bps = rate, .nodes = &nodes, .comm = MPI_COMM_WORLD};
     int mismatches = run_all(&ctx, &out);
+    bench_nodes_free(&nodes);
 
     double cpu = bench_cpu_seconds() - cpu0, wall = MPI_Wtime() - wall0, cpu_all, wall_max;
     MPI_Reduce(&cpu, &cpu_all, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -50,6 +50,12 @@ int bench_select(const bench_hrelay *h, int c, MPI_Comm comm)
 
 int bench_call(int c, const bench_exchange *x, MPI_Comm comm)
 {
+    if (x->alltoall && bench_candidates[c].pmpi)
+        return PMPI_Alltoall(x->sbuf, x->count, MPI_UINT64_T, x->rbuf, x->count, MPI_UINT64_T,
+                             comm);
+    if (x->alltoall)
+        return MPI_Alltoall(x->sbuf, x->count, MPI_UINT64_T, x->rbuf, x->count, MPI_UINT64_T,
+                            comm);
     if (bench_candidates[c].pmpi)
         return PMPI_Alltoallv(x->sbuf, x->scount, x->sdispl, MPI_UINT64_T, x->rbuf, x->rcount,
                               x->rdispl, MPI_UINT64_T, comm);
@@ -65,4 +71,19 @@ const char *bench_ran(const bench_hrelay *h, int c, MPI_Comm comm)
         return "mpi";
     const char *name = h->last(comm);
     return name ? name : "unknown";
+}
+
+int bench_ran_index(const char *name)
+{
+    int c = bench_candidate_find(name);
+    if (c >= 0)
+        return c;
+    return bench_ncandidates + (strcmp(name, "mpi") ? 1 : 0);
+}
+
+const char *bench_ran_name(int index)
+{
+    static const char *const extra[] = {"mpi", "unknown"};
+    return index < bench_ncandidates ? bench_candidates[index].name
+                                     : extra[index - bench_ncandidates];
 }

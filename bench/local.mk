@@ -15,15 +15,18 @@ bench_node_plan_time_SOURCES = bench/node_plan_time.c
 bench_node_plan_time_LDADD = libhrelay_plan.la
 
 # bench/alltoallv_bench: MPI_Alltoallv timed side by side (PMPI, native, every hrelay family,
-# auto) on exchange patterns, against the network's lower bound. An MPI program that finds
+# auto) on fixed and drifting exchange patterns, against the network's lower bounds (per rank
+# and per node), per call and over the whole run. An MPI program that finds
 # hrelay with dlsym, so it runs under hrelay-run without linking libhrelay. `make
 # bench-alltoallv` runs it on BENCH_RANKS ranks of this machine (default 2) with
 # BENCH_ALLTOALLV_ARGS, and scripts/bench runs it, writes the tables and plots, on any launcher.
 # tests/bench/smoke.sh runs it in make check.
 noinst_PROGRAMS += bench/alltoallv_bench
 bench_alltoallv_bench_SOURCES = bench/alltoallv_bench.c bench/bench.h bench/options.c \
-	bench/patterns.c bench/pattern_redist.c bench/pattern_samplesort.c bench/candidates.c \
-	bench/measure.c bench/rate.c bench/stats.c bench/output.c
+	bench/patterns.c bench/pattern_redist.c bench/pattern_samplesort.c bench/pattern_fft.c \
+	bench/pattern_bfs.c bench/pattern_moe.c bench/pattern_particles.c bench/sequence.c \
+	bench/nodes.c bench/candidates.c bench/exchange.c bench/measure.c bench/rows.c \
+	bench/rate.c bench/stats.c bench/output.c bench/run_summary.c
 bench_alltoallv_bench_LDADD = -ldl -lm
 
 # bench/overhead: hrelay's cost on tiny exchanges, side by side with PMPI in one run (2 ranks

@@ -17,15 +17,17 @@ static void usage(FILE *out)
     fprintf(out,
             "Usage: hrelay-run -n RANKS %s [OPTIONS]\n"
             "Times MPI_Alltoallv side by side: PMPI_Alltoallv, hrelay's native pass-through,\n"
-            "every hrelay schedule family and auto, on exchange patterns of several sizes. Each\n"
-            "candidate calls on its own duplicate of MPI_COMM_WORLD (hrelay's plan cache and\n"
-            "auto's decisions build up as for one call site); the candidates alternate in a\n"
-            "fresh random order (from --seed) in every repetition and warm-up round (all\n"
-            "ranks synchronised by a barrier before each call; a call's time is the maximum\n"
-            "over ranks); every candidate's first and last calls are compared byte for\n"
-            "byte with PMPI_Alltoallv's result. Runs\n"
-            "under hrelay (LD_PRELOAD of libhrelay.so, e.g. hrelay-run); without it only pmpi\n"
-            "and native (MPI_Alltoallv) are timed. Needs at least 2 ranks.\n"
+            "every hrelay schedule family and auto, on exchange patterns of several sizes, fixed\n"
+            "(every call the same) or drifting (new counts on every call). Each candidate calls\n"
+            "on its own duplicate of MPI_COMM_WORLD (hrelay's plan cache and auto's decisions\n"
+            "build up as for one call site); the candidates alternate in a fresh random order\n"
+            "(from --seed) in every round (all ranks synchronised by a barrier before each call;\n"
+            "a call's time is the maximum over ranks); every call is timed, the medians come\n"
+            "from the --reps timed ones and the whole-run sums from all, from the first call on\n"
+            "(auto's exploration included); every candidate's first and last calls (and, on a\n"
+            "drifting pattern, every --check-every-th) are compared byte for byte with PMPI's\n"
+            "result. Runs under hrelay (LD_PRELOAD of libhrelay.so, e.g. hrelay-run); without it\n"
+            "only pmpi and native (MPI_Alltoallv) are timed. Needs at least 2 ranks.\n"
             "\n"
             "  --patterns LIST   comma-separated patterns, or all (default all):\n",
             prog);
@@ -33,15 +35,22 @@ static void usage(FILE *out)
         fprintf(out, "                      %-14s %s\n", bench_patterns[k].name,
                 bench_patterns[k].summary);
     fprintf(out,
+            "                    (drift-*: the counts change on every call, the same sequence for\n"
+            "                    every candidate; alltoall: every candidate calls MPI_Alltoall)\n"
             "  --sizes LIST      bytes per rank, comma-separated, with optional K, M, G suffix\n"
             "                    (powers of 1024), multiples of 8 (default 1K,8K,64K,512K,4M)\n"
             "  --families LIST   candidates, in table order (default all): pmpi (PMPI_Alltoallv,\n"
             "                    hrelay bypassed), native (hrelay steps aside: HRELAY_ALGO=native),\n"
             "                    direct, stepwise, greedy, walker-otto, transpose, forward, auto\n"
             "  --reps N          timed repetitions of every candidate (default 10)\n"
-            "  --warmup N        untimed calls of every candidate before the timed ones, so that\n"
-            "                    plans are cached and auto has explored (default 8); each after a\n"
-            "                    barrier, as the timed calls\n"
+            "  --warmup N        calls of every candidate between its first (checked) call and\n"
+            "                    the timed ones, so that plans are cached and auto has explored\n"
+            "                    (default 8); timed for the whole-run sums only\n"
+            "  --check-every N   drifting patterns: compare with PMPI every N-th call too,\n"
+            "                    besides the first and last (default 10; 0: first and last only)\n"
+            "  --node-size K     nodes for the node-level bound: consecutive groups of K ranks;\n"
+            "                    auto (default): the ranks that share memory\n"
+            "                    (MPI_COMM_TYPE_SHARED); 1: every rank its own node\n"
             "  --rate RATE       link rate in bits/s for the lower bound, optional k, M, G, T\n"
             "                    suffix (powers of 1000), e.g. 200M; default: measured between\n"
             "                    ranks 0 and 1 at the largest size (say so in the output)\n"
@@ -51,6 +60,14 @@ static void usage(FILE *out)
             "  --wo-k K          walker-otto pattern: cyclic(r) -> cyclic(K r) (default 4)\n"
             "  --redist Q,R,S    cyclic-pq pattern: cyclic(R) on all P ranks -> cyclic(S) on the\n"
             "                    first Q (default P - P/4, 3, 5; 0 for Q means the default)\n"
+            "  --fft-grid RxC    fft-xy, fft-yz: the R x C process grid (R * C = P; default\n"
+            "                    MPI_Dims_create)\n"
+            "  --bfs-max SIZE    drift-bfs: the peak bytes per rank of its level sweep, which\n"
+            "                    replaces --sizes for it (default 4M)\n"
+            "  --moe-k K         drift-moe: experts per token (default 2)\n"
+            "  --moe-token-bytes B  drift-moe: bytes per token, a multiple of 8 (default 2048)\n"
+            "  --moe-capacity F  drift-moe: capacity factor: a rank sends an expert at most\n"
+            "                    ceil(F k T / P) of its T tokens (default 1.25; 0: no limit)\n"
             "  --csv FILE        write the table as CSV\n"
             "  --json FILE       write the table and the run's facts as JSON\n"
             "  --quiet           no text table on standard output\n"
@@ -65,8 +82,15 @@ static void usage(FILE *out)
             "refused: this hrelay does not know the family),\n"
             "reps, median_s, q1_s, q3_s, min_s (seconds per call), lower_bound_s, bound_bytes,\n"
             "ratio_to_native and ratio_to_bound (medians), cpu_use (CPU seconds of all ranks,\n"
-            "user + sys, over the wall time of the calls: busy cores). The end of the run prints\n"
-            "the CPU use of the whole run.\n"
+            "user + sys, over the wall time of the calls: busy cores), bound_node_s and\n"
+            "bound_node_bytes (the node-level bound: the most off-node bytes a node sends or\n"
+            "receives, at --rate: one NIC per node), ratio_node_bound, run_calls (every call of\n"
+            "the candidate from its first, checked, warm-up and timed), run_total_s (their\n"
+            "times summed), run_ratio_native and run_ratio_bound (that sum over native's, over\n"
+            "the bounds' sum), checked_calls (calls compared with PMPI's result). Drifting\n"
+            "patterns: bounds are medians over the timed calls and the bound ratios medians of\n"
+            "each call's time over its own bound. The end of the run prints the CPU use of the\n"
+            "whole run and auto against native over the whole run per pattern and size.\n"
             "\n"
             "Exit status: 0; 1 if a result differed from PMPI's or the run failed; 2 for a\n"
             "usage error.\n");
@@ -180,6 +204,44 @@ static int take_size(const char *s, bench_opts *o)
     return 0;
 }
 
+/* Parses "RxC" into the fft grid options. */
+static int parse_grid(const char *s, bench_opts *o)
+{
+    char extra;
+    int r, c;
+    if (sscanf(s, "%dx%d%c", &r, &c, &extra) != 2 || r < 1 || c < 1)
+        return -1;
+    o->fft_rows = r;
+    o->fft_cols = c;
+    return 0;
+}
+
+/* Parses a non-negative decimal number. */
+static int parse_double(const char *s, double *v)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (errno || end == s || *end || !(x >= 0))
+        return -1;
+    *v = x;
+    return 0;
+}
+
+/* Parses "auto" or a rank count >= 1 into node_size (0 for auto). */
+static int parse_node_size(const char *s, bench_opts *o)
+{
+    long long v;
+    if (!strcmp(s, "auto")) {
+        o->node_size = 0;
+        return 0;
+    }
+    if (parse_int(s, 1, 1 << 30, &v))
+        return -1;
+    o->node_size = (int)v;
+    return 0;
+}
+
 /* Parses "Q,R,S" into the cyclic-pq options. */
 static int parse_redist(const char *s, bench_opts *o)
 {
@@ -196,7 +258,8 @@ static int parse_redist(const char *s, bench_opts *o)
 int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
 {
     enum { O_PATTERNS = 256, O_SIZES, O_FAMILIES, O_REPS, O_WARMUP, O_RATE, O_DUPLEX, O_SEED, O_WO_K,
-           O_REDIST, O_CSV, O_JSON, O_QUIET, O_INJECT, O_HELP };
+           O_REDIST, O_CSV, O_JSON, O_QUIET, O_INJECT, O_HELP, O_CHECK_EVERY, O_NODE_SIZE,
+           O_FFT_GRID, O_BFS_MAX, O_MOE_K, O_MOE_TOKEN, O_MOE_CAPACITY };
     static const struct option longopts[] = {
         {"patterns", required_argument, NULL, O_PATTERNS},
         {"sizes", required_argument, NULL, O_SIZES},
@@ -213,6 +276,13 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
         {"quiet", no_argument, NULL, O_QUIET},
         {"inject-error", no_argument, NULL, O_INJECT},
         {"help", no_argument, NULL, O_HELP},
+        {"check-every", required_argument, NULL, O_CHECK_EVERY},
+        {"node-size", required_argument, NULL, O_NODE_SIZE},
+        {"fft-grid", required_argument, NULL, O_FFT_GRID},
+        {"bfs-max", required_argument, NULL, O_BFS_MAX},
+        {"moe-k", required_argument, NULL, O_MOE_K},
+        {"moe-token-bytes", required_argument, NULL, O_MOE_TOKEN},
+        {"moe-capacity", required_argument, NULL, O_MOE_CAPACITY},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -222,6 +292,11 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
     o->wo_k = 4;
     o->redist_r = 3;
     o->redist_s = 5;
+    o->check_every = 10;
+    o->bfs_max = 4u << 20;
+    o->moe_k = 2;
+    o->moe_token_bytes = 2048;
+    o->moe_capacity = 1.25;
     opterr = print;
     optind = 1;
     int c;
@@ -258,6 +333,25 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
         case O_JSON: o->json = optarg; break;
         case O_QUIET: o->quiet = 1; break;
         case O_INJECT: o->inject_error = 1; break;
+        case O_CHECK_EVERY:
+            bad = parse_int(optarg, 0, 1 << 30, &v);
+            o->check_every = (int)v;
+            break;
+        case O_NODE_SIZE: bad = parse_node_size(optarg, o); break;
+        case O_FFT_GRID: bad = parse_grid(optarg, o); break;
+        case O_BFS_MAX:
+            bad = parse_size(optarg, &o->bfs_max) || o->bfs_max < BENCH_ELEM ||
+                  o->bfs_max % BENCH_ELEM;
+            break;
+        case O_MOE_K:
+            bad = parse_int(optarg, 1, 1 << 20, &v);
+            o->moe_k = (int)v;
+            break;
+        case O_MOE_TOKEN:
+            bad = parse_size(optarg, &o->moe_token_bytes) || o->moe_token_bytes == 0 ||
+                  o->moe_token_bytes % BENCH_ELEM;
+            break;
+        case O_MOE_CAPACITY: bad = parse_double(optarg, &o->moe_capacity); break;
         case 'h':
         case O_HELP:
             if (print)

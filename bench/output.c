@@ -8,7 +8,9 @@
 
 static const char *const csv_header =
     "pattern,ranks,bytes_per_rank,algorithm,ran,status,reps,median_s,q1_s,q3_s,min_s,"
-    "lower_bound_s,bound_bytes,ratio_to_native,ratio_to_bound,cpu_use\n";
+    "lower_bound_s,bound_bytes,ratio_to_native,ratio_to_bound,cpu_use,bound_node_s,"
+    "bound_node_bytes,ratio_node_bound,run_calls,run_total_s,run_ratio_native,run_ratio_bound,"
+    "checked_calls\n";
 
 /* Writes s as a JSON string. */
 static void json_string(FILE *f, const char *s)
@@ -89,20 +91,23 @@ int bench_out_open(bench_out *out, const bench_opts *o, const bench_meta *meta,
         json_str_member(f, 0, "ucx_tls", meta->ucx_tls);
         json_num_member(f, "rate_bps", meta->rate_bps);
         json_str_member(f, 0, "rate_source", meta->rate_how);
+        fprintf(f, ", \"nodes\": %d", meta->nodes);
+        json_str_member(f, 0, "node_layout", meta->nodes_how);
         fprintf(f,
                 ", \"duplex\": \"%s\", \"seed\": %llu, \"reps\": %d, \"warmup\": %d, "
-                "\"online_cpus\": %ld},\n",
+                "\"check_every\": %d, \"online_cpus\": %ld},\n",
                 meta->half_duplex ? "half" : "full", (unsigned long long)meta->seed, meta->reps,
-                meta->warmup, meta->online_cpus);
+                meta->warmup, meta->check_every, meta->online_cpus);
         fputs(" \"rows\": [", f);
     }
     if (!o->quiet) {
         printf("# alltoallv_bench: %s\n# %d ranks, hrelay %s, %s\n# link rate %.4g bit/s (%s), "
-               "%s duplex bound, %d repetitions after %d warm-up calls, seed %llu\n",
+               "%s duplex bound, %d repetitions after %d warm-up calls, seed %llu\n"
+               "# nodes (one NIC each, for the node-level bound): %s\n",
                meta->command, meta->p, meta->hrelay ? meta->hrelay_version : "not loaded",
                meta->mpi_library, meta->rate_bps, meta->rate_how,
                meta->half_duplex ? "half" : "full", meta->reps, meta->warmup,
-               (unsigned long long)meta->seed);
+               (unsigned long long)meta->seed, meta->nodes_how);
         fflush(stdout);
     }
     return 0;
@@ -128,7 +133,14 @@ static void json_row(FILE *f, const bench_row *r)
     json_num_member(f, "ratio_to_native", r->ratio_native);
     json_num_member(f, "ratio_to_bound", r->ratio_bound);
     json_num_member(f, "cpu_use", r->cpu_use);
-    fputs("}", f);
+    json_num_member(f, "bound_node_s", r->bound_node_s);
+    fprintf(f, ", \"bound_node_bytes\": %llu", (unsigned long long)r->bound_node_bytes);
+    json_num_member(f, "ratio_node_bound", r->ratio_node_bound);
+    fprintf(f, ", \"run_calls\": %d", r->run_calls);
+    json_num_member(f, "run_total_s", r->run_total_s);
+    json_num_member(f, "run_ratio_native", r->run_ratio_native);
+    json_num_member(f, "run_ratio_bound", r->run_ratio_bound);
+    fprintf(f, ", \"checked_calls\": %d}", r->checked);
 }
 
 /* One row as a CSV line. */
@@ -142,12 +154,20 @@ static void csv_row(FILE *f, const bench_row *r)
         fputc(',', f);
     }
     fprintf(f, "%llu,", (unsigned long long)r->bound_bytes);
-    csv_number(f, r->ratio_native);
-    fputc(',', f);
-    csv_number(f, r->ratio_bound);
-    fputc(',', f);
-    csv_number(f, r->cpu_use);
-    fputc('\n', f);
+    double more[] = {r->ratio_native, r->ratio_bound, r->cpu_use, r->bound_node_s};
+    for (int k = 0; k < 4; k++) {
+        csv_number(f, more[k]);
+        fputc(',', f);
+    }
+    fprintf(f, "%llu,", (unsigned long long)r->bound_node_bytes);
+    csv_number(f, r->ratio_node_bound);
+    fprintf(f, ",%d,", r->run_calls);
+    double run[] = {r->run_total_s, r->run_ratio_native, r->run_ratio_bound};
+    for (int k = 0; k < 3; k++) {
+        csv_number(f, run[k]);
+        fputc(',', f);
+    }
+    fprintf(f, "%d\n", r->checked);
 }
 
 /* Microseconds for the text table, "-" when unknown. */
@@ -168,17 +188,42 @@ static void text_ratio(double x, int width)
         printf(" %*s", width, "-");
 }
 
+/* " = X us" for the text table when s is known. */
+static void text_bound_us(double s)
+{
+    if (isfinite(s))
+        printf(" = %.2f us", s * 1e6);
+}
+
+/* The range of the per-call lower bounds of a drifting sequence, for the text table. */
+static void text_drift(const bench_sequence *seq)
+{
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int n = 0; n < seq->ncalls; n++) {
+        lo = seq->bound_bytes[n] < lo ? seq->bound_bytes[n] : lo;
+        hi = seq->bound_bytes[n] > hi ? seq->bound_bytes[n] : hi;
+    }
+    printf("drifting: %d calls, a new matrix each, lower bound per call %llu .. %llu bytes; "
+           "bounds below are medians over the timed calls\n",
+           seq->ncalls, (unsigned long long)lo, (unsigned long long)hi);
+}
+
 /* The rows of one pattern and size as a text table. */
-static void text_rows(const bench_row *rows, int n, const char *desc)
+static void text_rows(const bench_row *rows, int n, const char *desc, const bench_sequence *seq)
 {
     const bench_row *r0 = &rows[0];
-    printf("\n== %s, %llu bytes per rank, P = %d (%s): lower bound %llu bytes", r0->pattern,
-           (unsigned long long)r0->bytes_per_rank, r0->p, desc,
-           (unsigned long long)r0->bound_bytes);
-    if (isfinite(r0->bound_s))
-        printf(" = %.2f us", r0->bound_s * 1e6);
-    printf("\n%-12s %-16s %-9s %11s %11s %11s %11s %9s %9s %6s\n", "algorithm", "ran", "status",
-           "median_us", "q1_us", "q3_us", "min_us", "x_native", "x_bound", "cpu");
+    printf("\n== %s, %llu bytes per rank, P = %d (%s)\n", r0->pattern,
+           (unsigned long long)r0->bytes_per_rank, r0->p, desc);
+    if (seq->drift)
+        text_drift(seq);
+    printf("lower bound %llu bytes", (unsigned long long)r0->bound_bytes);
+    text_bound_us(r0->bound_s);
+    printf(", node-level bound %llu bytes", (unsigned long long)r0->bound_node_bytes);
+    text_bound_us(r0->bound_node_s);
+    printf("; whole run: %d calls per candidate\n", r0->run_calls);
+    printf("%-12s %-16s %-9s %11s %11s %11s %11s %9s %9s %6s %8s %8s\n", "algorithm", "ran",
+           "status", "median_us", "q1_us", "q3_us", "min_us", "x_native", "x_bound", "cpu",
+           "x_node", "x_run");
     for (int k = 0; k < n; k++) {
         const bench_row *r = &rows[k];
         printf("%-12s %-16s %-9s", r->algorithm, r->ran, r->status);
@@ -189,15 +234,19 @@ static void text_rows(const bench_row *rows, int n, const char *desc)
         text_ratio(r->ratio_native, 9);
         text_ratio(r->ratio_bound, 9);
         text_ratio(r->cpu_use, 6);
+        text_ratio(r->ratio_node_bound, 8);
+        text_ratio(r->run_ratio_native, 8);
         printf("\n");
     }
     fflush(stdout);
 }
 
-void bench_out_rows(bench_out *out, const bench_row *rows, int n, const char *pattern_desc)
+void bench_out_rows(bench_out *out, const bench_row *rows, int n, const char *pattern_desc,
+                    const bench_sequence *seq)
 {
+    bench_run_ratio_add(out, rows, n);
     if (!out->quiet)
-        text_rows(rows, n, pattern_desc);
+        text_rows(rows, n, pattern_desc, seq);
     for (int k = 0; k < n; k++) {
         if (out->csv)
             csv_row(out->csv, &rows[k]);
@@ -237,8 +286,10 @@ int bench_out_close(bench_out *out, double cpu_s, double wall_s, long online_cpu
         printf("\n# CPU use of the run: %.1f CPU seconds (user + sys, all %d ranks) over %.1f s "
                "wall = %.2f cores busy (%ld online on rank 0's host)\n",
                cpu_s, p, wall_s, use, online_cpus);
-        printf("# %s\n", failures ? "RESULTS DIFFERED FROM PMPI_Alltoallv (see MISMATCH above)"
-                                  : "every checked result equals PMPI_Alltoallv's");
+        bench_run_ratio_print(out);
+        printf("# %s\n", failures ? "RESULTS DIFFERED FROM PMPI's (see MISMATCH above)"
+                                  : "every checked result equals PMPI's (PMPI_Alltoallv, or "
+                                    "PMPI_Alltoall for alltoall, of the same call)");
         fflush(stdout);
     }
     int rc = 0;
@@ -250,7 +301,9 @@ int bench_out_close(bench_out *out, double cpu_s, double wall_s, long online_cpu
         json_number(f, cpu_s);
         json_num_member(f, "wall_s", wall_s);
         json_num_member(f, "cpu_use", use);
-        fprintf(f, ", \"online_cpus\": %ld, \"mismatches\": %d}}\n", online_cpus, failures);
+        fprintf(f, ", \"online_cpus\": %ld, \"mismatches\": %d", online_cpus, failures);
+        bench_run_ratio_json(out, f);
+        fputs("}}\n", f);
         rc |= fclose(f);
     }
     out->csv = out->json = NULL;

@@ -1,8 +1,15 @@
-/* samplesort: the key exchange of examples/samplesort.c (Zipf-skewed 64-bit keys, regular
- * sampling, P - 1 splitters), as a matrix. Each rank draws a sample of its keys the way the
- * demo draws them, the splitters come from regular samples of every rank's sorted sample, and
- * each rank's bucket counts are scaled to its elements; the rows are gathered, so every rank
- * holds the same matrix. Collective over in->comm. */
+/* samplesort and drift-samplesort: the key exchange of examples/samplesort.c (Zipf-skewed
+ * 64-bit keys, regular sampling, P - 1 splitters), as a matrix: iteration in->call of the demo
+ * (0 for the fixed pattern; a drifting run draws new keys, hence new splitters and new
+ * Zipf-skewed bucket sizes, on every call, as the demo's iterations and a sample sort's rounds
+ * do). Each rank draws its keys the way the demo draws them (at most SAMPLE_MAX of them: with
+ * fewer than SAMPLE_MAX elements per rank the matrix is exactly the demo's), the splitters come
+ * from 4P regular samples of every rank's sorted keys, and each rank's bucket counts are scaled
+ * to its elements; the rows are gathered, so every rank holds the same matrix. Collective over
+ * in->comm.
+ *
+ * Sample sort by regular sampling: PSRS (Shi and Schaeffer, J. Parallel Distrib. Comput. 14,
+ * 1992); new splitters every round as in HykSort (Sundar, Malhotra and Biros, ICS 2013). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,10 +48,11 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* n keys of rank `rank`, sorted: Zipf ranks mixed over the key range, mid-frequency keys
- * depending on the rank (as examples/samplesort.c, iteration 0). */
-static void draw_keys(uint64_t *keys, uint64_t n, const double *cdf, uint64_t seed, int rank)
+ * depending on the rank (as examples/samplesort.c, iteration `it`). */
+static void draw_keys(uint64_t *keys, uint64_t n, const double *cdf, uint64_t seed, int rank,
+                      int it)
 {
-    uint64_t state = seed ^ ((uint64_t)rank << 40);
+    uint64_t state = seed ^ ((uint64_t)rank << 40) ^ ((uint64_t)it << 20);
     for (uint64_t i = 0; i < n; i++) {
         uint64_t z = (uint64_t)zipf_draw(cdf, &state);
         if (z >= 4 && z < 64)
@@ -109,7 +117,7 @@ int bench_pattern_samplesort(const bench_pattern_in *in, uint64_t *m, char *why,
             cdf[k] = sum += 1.0 / pow((double)(k + 1), zipf_exponent);
         for (int k = 0; k < ZIPF_VALUES; k++)
             cdf[k] /= sum;
-        draw_keys(keys, n, cdf, in->seed, rank);
+        draw_keys(keys, n, cdf, in->seed, rank, in->call);
         all_ok = splitters(keys, n, p, split, in->comm) == 0;
     }
     if (all_ok) {

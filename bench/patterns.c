@@ -15,7 +15,33 @@ uint64_t bench_random(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-/* The generator state of row i of a pattern (tag tells patterns apart). */
+double bench_uniform(uint64_t *s)
+{
+    return (double)(bench_random(s) >> 11) * 0x1p-53;
+}
+
+uint64_t bench_state(uint64_t seed, uint64_t tag, int call, int i)
+{
+    uint64_t s = seed ^ (tag << 48) ^ ((uint64_t)(i + 1) << 20);
+    s = bench_random(&s) ^ (0xd1b54a32d192ed03ull * (uint64_t)call);
+    return bench_random(&s);
+}
+
+int bench_draw(const double *cum, int n, uint64_t *s)
+{
+    double u = bench_uniform(s) * cum[n - 1];
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (cum[mid] <= u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The generator state of row i of a fixed pattern (tag tells patterns apart). */
 static uint64_t row_state(uint64_t seed, uint64_t tag, int i)
 {
     uint64_t s = seed ^ (tag << 48) ^ ((uint64_t)(i + 1) << 20);
@@ -163,6 +189,20 @@ static int three_cycles(const bench_pattern_in *in, uint64_t *m, char *why, size
     return 0;
 }
 
+/* alltoall: every rank sends elems / p to every rank (itself included), the same count to
+ * each, so that the candidates call MPI_Alltoall. */
+static int alltoall(const bench_pattern_in *in, uint64_t *m, char *why, size_t cap)
+{
+    uint64_t count = in->elems / (uint64_t)in->p;
+    if (count == 0) {
+        snprintf(why, cap, "fewer than one 8-byte element per pair");
+        return 1;
+    }
+    for (size_t e = 0; e < (size_t)in->p * (size_t)in->p; e++)
+        m[e] = count;
+    return 0;
+}
+
 /* permutation: every rank sends elems to its image under a random p-cycle (Sattolo's
  * algorithm: no rank sends to itself). */
 static int permutation(const bench_pattern_in *in, uint64_t *m, char *why, size_t cap)
@@ -185,18 +225,32 @@ static int permutation(const bench_pattern_in *in, uint64_t *m, char *why, size_
     return 0;
 }
 
+/* name, summary, fill, drift, sweep, alltoall */
 const bench_pattern bench_patterns[] = {
-    {"uniform", "every rank sends S/P to every rank", uniform},
-    {"sparse", "each rank sends S to ~1/4 of the others, random sizes", sparse},
-    {"incast", "every rank sends S to rank 0", incast},
-    {"hot-receivers", "S/2 to min(4, P/4) hot ranks, S/2 uniform", hot_receivers},
-    {"hot-sender", "rank 0 sends S to every rank (incast transposed)", hot_sender},
-    {"samplesort", "sample sort of S/8 Zipf(1.1) keys per rank", bench_pattern_samplesort},
-    {"powerlaw", "each rank sends S to all others, Pareto(1.2) sizes", powerlaw},
-    {"walker-otto", "cyclic(r) -> cyclic(K r) (--wo-k), S per rank", bench_pattern_walker_otto},
-    {"cyclic-pq", "cyclic(R) on P -> cyclic(S') on Q (--redist)", bench_pattern_cyclic_pq},
-    {"three-cycles", "disjoint 3-cycles 3t->3t+1->3t+2->3t, S each", three_cycles},
-    {"permutation", "every rank sends S along a random P-cycle", permutation},
+    {"uniform", "every rank sends S/P to every rank", uniform, 0, 0, 0},
+    {"sparse", "each rank sends S to ~1/4 of the others, random sizes", sparse, 0, 0, 0},
+    {"incast", "every rank sends S to rank 0", incast, 0, 0, 0},
+    {"hot-receivers", "S/2 to min(4, P/4) hot ranks, S/2 uniform", hot_receivers, 0, 0, 0},
+    {"hot-sender", "rank 0 sends S to every rank (incast transposed)", hot_sender, 0, 0, 0},
+    {"samplesort", "sample sort of S/8 Zipf(1.1) keys per rank", bench_pattern_samplesort, 0, 0,
+     0},
+    {"powerlaw", "each rank sends S to all others, Pareto(1.2) sizes", powerlaw, 0, 0, 0},
+    {"walker-otto", "cyclic(r) -> cyclic(K r) (--wo-k), S per rank", bench_pattern_walker_otto, 0,
+     0, 0},
+    {"cyclic-pq", "cyclic(R) on P -> cyclic(S') on Q (--redist)", bench_pattern_cyclic_pq, 0, 0,
+     0},
+    {"three-cycles", "disjoint 3-cycles 3t->3t+1->3t+2->3t, S each", three_cycles, 0, 0, 0},
+    {"permutation", "every rank sends S along a random P-cycle", permutation, 0, 0, 0},
+    {"alltoall", "MPI_Alltoall of S/P per pair (uniform, every candidate)", alltoall, 0, 0, 1},
+    {"fft-xy", "3-D FFT pencils, X->Y transpose on an R x C grid", bench_pattern_fft_xy, 0, 0, 0},
+    {"fft-yz", "3-D FFT pencils, Y->Z transpose on an R x C grid", bench_pattern_fft_yz, 0, 0, 0},
+    {"drift-samplesort", "samplesort, new keys and splitters every call", bench_pattern_samplesort,
+     1, 0, 0},
+    {"drift-bfs", "BFS levels: 8 B to --bfs-max per rank and back", bench_pattern_bfs, 1, 1, 0},
+    {"drift-moe", "top-k routing of S/(k B) tokens, new gate every call", bench_pattern_moe, 1, 0,
+     0},
+    {"drift-particles", "3-D halo of 26 neighbours, counts +-30% per call",
+     bench_pattern_particles, 1, 0, 0},
 };
 const int bench_npatterns = (int)(sizeof bench_patterns / sizeof *bench_patterns);
 

@@ -1,5 +1,6 @@
-# tests/bench: the benchmark must not rot. smoke.sh runs bench/alltoallv_bench on 3 ranks
-# with tiny sizes and 2 repetitions (a few seconds): it runs, every candidate's result equals
-# PMPI's, the tables are complete, and a corrupted result is caught.
+# tests/bench: the benchmark must not rot. smoke.sh runs bench/alltoallv_bench on 2, 3 and 4
+# ranks with tiny sizes and 1-2 repetitions (about 15 seconds): it runs every pattern (fixed,
+# drifting, MPI_Alltoall), every candidate's result equals PMPI's, the tables are complete
+# (whole-run sums, node-level bounds with --node-size), and a corrupted result is caught.
 TESTS += tests/bench/smoke.sh
 EXTRA_DIST += tests/bench/smoke.sh

@@ -1,71 +1,135 @@
 #!/bin/bash
-# The benchmark must not rot (a few seconds): bench/alltoallv_bench on 2 ranks, every pattern,
-# two tiny sizes, two repetitions, then the pattern that needs 3 ranks on 3. Checks that it
-# exits 0 (every candidate's result equals PMPI_Alltoallv's), that the CSV has one row per
-# pattern, size and candidate with a status of ok or n/a and a median and a bound where ok, that
-# the walker-otto pattern ran the walker-otto family and auto ran something, that the JSON
-# parses and lists the skipped pattern, and that a corrupted result (--inject-error) is caught
-# (exit 1, MISMATCH). Timings on these sizes mean nothing; see scripts/bench.
+# The benchmark must not rot (about half a minute): bench/alltoallv_bench on 2 ranks, every
+# pattern (fixed, drifting, MPI_Alltoall), two tiny sizes, two repetitions, every node its own
+# rank; then the pattern that needs 3 ranks on 3; then the drifting patterns, the MPI_Alltoall
+# pattern and the FFT transposes on 4 ranks with --node-size 2. Checks that it exits 0 (every
+# checked result equals PMPI's, on drifting patterns every second call too), that the CSV has a
+# row per pattern, size and candidate with a status of ok or n/a (exactly the patterns that
+# cannot apply listed as skipped), a median, a bound, a CPU use and whole-run figures where ok,
+# the number of calls summed and checked; that the walker-otto pattern ran the walker-otto
+# family and auto ran something; that the node-level bound equals the rank-level one with one
+# rank per node and has its known value with two; that every drifting pattern's calls differ;
+# that the JSON parses and holds auto's whole-run ratios; and that a corrupted result
+# (--inject-error) is caught (exit 1, MISMATCH). Timings on these sizes mean nothing; see
+# scripts/bench.
 # shellcheck source=tests/mpi/common.sh
 . "${srcdir:-.}/tests/mpi/common.sh"
 bench=./bench/alltoallv_bench
 csv=$HR_TMP/smoke.csv
 json=$HR_TMP/smoke.json
-ncand=9 # pmpi native direct stepwise greedy walker-otto transpose forward auto
+families="pmpi native direct stepwise greedy walker-otto transpose forward auto"
 
 # run_bench RANKS OUTPUT ARGS...: the benchmark under hrelay; its output goes to OUTPUT.
 run_bench() {
     local n=$1 output=$2
     shift 2
-    hr_run "$n" -- "$bench" --rate 1G --quiet "$@" >"$output" 2>&1
+    hr_run "$n" -- "$bench" --rate 1G "$@" >"$output" 2>&1
     local rc=$?
     cat "$output"
     return $rc
 }
 
-# check_rows CSV RANKS PATTERNS SIZES: one ok or n/a row per pattern, size and candidate.
-check_rows() {
-    local file=$1 ranks=$2 npatterns=$3 nsizes=$4
-    local rows=$(($(wc -l <"$file") - 1))
-    [ "$rows" -eq $((npatterns * nsizes * ncand)) ] ||
-        hr_fail "$file: $rows rows, expected $npatterns patterns x $nsizes sizes x $ncand"
-    local bad
-    bad=$(awk -F, -v p="$ranks" 'NR > 1 && (($6 != "ok" && $6 != "n/a") || $2 != p)' "$file")
-    [ -z "$bad" ] || hr_fail "rows with another status: $bad"
-    bad=$(awk -F, 'NR > 1 && $6 == "ok" && ($8 == "" || $12 == "" || $16 == "")' "$file")
-    [ -z "$bad" ] || hr_fail "ok rows without a median, a bound or a CPU use: $bad"
+# check_table CSV JSON RANKS ROUNDS CHECKED_DRIFT SIZES PATTERNS FAMILIES SKIPPED: every
+# pattern and size either skipped (SKIPPED: "pattern:size" words) or with one ok or n/a row per
+# candidate in FAMILIES; drift-bfs at one size (--bfs-max, 65536 here). Ok rows have a median,
+# a bound, a CPU use, ROUNDS calls summed into run_total_s and ratios to native's; they were
+# checked twice (fixed patterns) or CHECKED_DRIFT times (drifting ones).
+check_table() {
+    python3 - "$@" <<'EOF' || hr_fail "$1: wrong content"
+import csv, json, sys
+path, jpath, ranks, rounds, drift_checked, sizes, patterns, families, skipped = sys.argv[1:]
+rows = list(csv.DictReader(open(path)))
+sizes, patterns, families = sizes.split(), patterns.split(), families.split()
+skipped = set(skipped.split())
+seen = {}
+for r in rows:
+    assert r["ranks"] == ranks, r
+    assert r["status"] in ("ok", "n/a"), r
+    seen.setdefault((r["pattern"], r["bytes_per_rank"]), []).append(r["algorithm"])
+    if r["status"] != "ok":
+        continue
+    for col in ("median_s", "lower_bound_s", "cpu_use", "run_total_s", "run_ratio_native",
+                "bound_node_s"):
+        assert r[col] != "", (col, r)
+    assert int(r["run_calls"]) == int(rounds), r
+    assert float(r["run_total_s"]) >= int(r["reps"]) * float(r["min_s"]), r
+    want = int(drift_checked) if r["pattern"].startswith("drift-") else 2
+    assert int(r["checked_calls"]) == want, (want, r)
+    if r["algorithm"] == "native":
+        assert float(r["run_ratio_native"]) == 1.0, r
+for p in patterns:
+    for s in (["65536"] if p == "drift-bfs" else sizes):
+        if p + ":" + s in skipped:
+            assert (p, s) not in seen, (p, s)
+        else:
+            assert seen.get((p, s)) == families, (p, s, seen.get((p, s)))
+d = json.load(open(jpath))
+assert len(d["rows"]) == len(rows), "rows"
+got = sorted(x["pattern"] + ":" + str(x["bytes_per_rank"]) for x in d["skipped"])
+assert got == sorted(skipped), got
+assert d["summary"]["mismatches"] == 0 and d["summary"]["cpu_use"] > 0, d["summary"]
+runs = d["summary"]["auto_vs_native_run"]
+both = {(r["pattern"], r["bytes_per_rank"]) for r in rows
+        if r["algorithm"] == "auto" and r["status"] == "ok"} & \
+       {(r["pattern"], r["bytes_per_rank"]) for r in rows
+        if r["algorithm"] == "native" and r["status"] == "ok"}
+assert len(runs["pairs"]) == len(both), runs
+assert runs["worst"]["ratio"] == max(x["ratio"] for x in runs["pairs"]), runs
+EOF
 }
 
-patterns=$("$bench" --help | awk '/--patterns/ {on = 1; next} on && /^  --/ {exit} on {print $1}')
+patterns=$("$bench" --help | awk '/--patterns/ {on = 1; next} on && /^  --/ {exit} on && /^                      [a-z]/ {print $1}')
 npatterns=$(echo "$patterns" | wc -w)
-[ "$npatterns" -ge 11 ] || hr_fail "--help lists $npatterns patterns"
+[ "$npatterns" -ge 18 ] || hr_fail "--help lists $npatterns patterns"
 
-run_bench 2 "$HR_TMP/out2" --sizes 1K,8K --reps 2 --warmup 2 --csv "$csv" --json "$json" ||
+# 2 ranks: every pattern; three-cycles needs 3 ranks, the Y -> Z transpose a grid with C > 1
+run_bench 2 "$HR_TMP/out2" --quiet --sizes 1K,8K --reps 2 --warmup 2 --check-every 2 \
+    --bfs-max 64K --moe-token-bytes 512 --node-size 1 --csv "$csv" --json "$json" ||
     hr_fail "alltoallv_bench failed on 2 ranks"
-check_rows "$csv" 2 $((npatterns - 1)) 2
-for pattern in $patterns; do
-    [ "$pattern" = three-cycles ] && continue
-    grep -q "^$pattern,2,1024," "$csv" || hr_fail "no row for $pattern"
-done
+check_table "$csv" "$json" 2 6 4 "1024 8192" "$patterns" "$families" \
+    "three-cycles:1024 three-cycles:8192 fft-yz:1024 fft-yz:8192"
 grep -q '^walker-otto,2,8192,walker-otto,walker-otto,ok,2,' "$csv" ||
     hr_fail "the walker-otto family did not run the walker-otto pattern"
 grep -q '^incast,2,8192,walker-otto,native,n/a,' "$csv" ||
     hr_fail "the walker-otto family on incast is not reported as n/a (ran native)"
 grep -q '^uniform,2,8192,native,native,ok,' "$csv" || hr_fail "native did not run native"
 grep -q '^uniform,2,8192,auto,[a-z+-]*,ok,' "$csv" || hr_fail "auto did not run"
-python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-assert len(d["rows"]) == int(sys.argv[2]), "rows"
-assert [s["pattern"] for s in d["skipped"]] == ["three-cycles"] * 2, d["skipped"]
-assert d["summary"]["mismatches"] == 0 and d["summary"]["cpu_use"] > 0, d["summary"]
-' "$json" $(((npatterns - 1) * 2 * ncand)) || hr_fail "$json: wrong content"
+grep -q '^alltoall,2,8192,auto,[a-z+-]*,ok,' "$csv" || hr_fail "auto did not run MPI_Alltoall"
+awk -F, 'NR > 1 && $13 != $18 {exit 1}' "$csv" ||
+    hr_fail "with one rank per node the node-level bound differs from the rank-level one"
 grep -q '^# CPU use of the run: ' "$HR_TMP/out2" || hr_fail "no CPU use printed"
+grep -q '^# auto / native over the whole run: worst [0-9.]* (' "$HR_TMP/out2" ||
+    hr_fail "no whole-run summary of auto against native"
 
-run_bench 3 "$HR_TMP/out3" --patterns three-cycles --sizes 1K --reps 1 --csv "$csv" ||
+run_bench 3 "$HR_TMP/out3" --quiet --patterns three-cycles --sizes 1K --reps 1 --csv "$csv" ||
     hr_fail "alltoallv_bench failed on 3 ranks"
-check_rows "$csv" 3 1 1
+[ "$(grep -c '^three-cycles,3,1024,.*,ok,' "$csv")" -ge 2 ] || hr_fail "three-cycles did not run"
 
-run_bench 2 "$HR_TMP/inject" --patterns uniform --sizes 1K --reps 1 --inject-error &&
+# 4 ranks, two nodes of two: uniform 8 KiB is 2 KiB per pair, 6 KiB per rank off-rank and
+# 8 KiB per node off-node; the Y -> Z transpose of a 2 x 2 grid stays within the nodes.
+# drift-moe without capacity: with it the hot expert receives at capacity on every call, so its
+# bound would not show the drift.
+drift="drift-samplesort drift-bfs drift-moe drift-particles"
+run_bench 4 "$HR_TMP/out4" --patterns "uniform,alltoall,fft-xy,fft-yz,${drift// /,}" --sizes 8K \
+    --reps 1 --warmup 1 --check-every 2 --bfs-max 64K --moe-token-bytes 256 --moe-capacity 0 \
+    --node-size 2 --families pmpi,native,direct,auto --csv "$csv" --json "$json" ||
+    hr_fail "alltoallv_bench failed on 4 ranks"
+check_table "$csv" "$json" 4 4 3 8192 "uniform alltoall fft-xy fft-yz $drift" \
+    "pmpi native direct auto" ""
+grep -q '^# nodes (one NIC each, for the node-level bound): --node-size 2 (consecutive ranks): 2 nodes x 2 ranks$' \
+    "$HR_TMP/out4" || hr_fail "the node layout is not printed"
+awk -F, '$1 == "uniform" && ($13 != 6144 || $18 != 8192) {exit 1}' "$csv" ||
+    hr_fail "uniform at 4 ranks, 2 per node: bounds are not 6144 and 8192 bytes"
+awk -F, '$1 == "fft-yz" && ($13 == 0 || $18 != 0) {exit 1}' "$csv" ||
+    hr_fail "fft-yz on a 2 x 2 grid, 2 ranks per node: it should stay within the nodes"
+for pattern in $drift; do
+    range=$(sed -n "/^== $pattern,/{n;s/.*lower bound per call \([0-9]*\) \.\. \([0-9]*\) bytes.*/\1 \2/p}" "$HR_TMP/out4")
+    [ -n "$range" ] || hr_fail "$pattern: no per-call bounds printed"
+    read -r low high <<<"$range"
+    [ "$low" -lt "$high" ] || hr_fail "$pattern: every call has the same bound ($range): no drift"
+done
+
+run_bench 2 "$HR_TMP/inject" --quiet --patterns uniform --sizes 1K --reps 1 --inject-error &&
     hr_fail "--inject-error was not detected"
 grep -q 'MISMATCH' "$HR_TMP/inject" || hr_fail "no MISMATCH message for the injected error"
 grep -q 'RESULTS DIFFERED' "$HR_TMP/inject" || hr_fail "no summary of the mismatch"
