@@ -24,5 +24,8 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/plan_svg.c \
 	src/plan/local.h src/plan/local.c \
 	src/plan/cost.h src/plan/cost.c \
-	src/plan/choose.h src/plan/choose.c
+	src/plan/choose.h src/plan/choose.c \
+	src/plan/summary.h src/plan/summary.c \
+	src/plan/learn.h src/plan/learn.c \
+	src/plan/forecast.h src/plan/forecast.c
 libhrelay_plan_la_LIBADD = -lm

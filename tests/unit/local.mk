@@ -6,6 +6,8 @@
 #   test_heldout  every family on held-out matrix classes up to P = 256, against each paper's bound
 #   test_forward  the forwarding planner (plan/forward.c and the half-duplex engine)
 #   test_cost     the cost model and the family choice (plan/cost.c, plan/choose.c)
+#   test_learn    drifting patterns: the summary against the matrix (plan/summary.c), the
+#                 learned corrections (plan/learn.c), the forecast and its budget (forecast.c)
 EXTRA_DIST += tests/unit/check_missing.sh
 unit_testlib = tests/unit/random_matrix.c tests/unit/random_matrix.h \
 	tests/unit/plan_testlib.c tests/unit/plan_testlib.h \
@@ -14,7 +16,7 @@ unit_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS)
 unit_ldadd = libhrelay_plan.la $(CHECK_LIBS) -lm
 if HRELAY_UNIT_TESTS
 unit_tests = tests/unit/test_plan tests/unit/test_duplex tests/unit/test_heldout \
-	tests/unit/test_forward tests/unit/test_cost
+	tests/unit/test_forward tests/unit/test_cost tests/unit/test_learn
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 else
@@ -36,3 +38,6 @@ tests_unit_test_forward_LDADD = $(unit_ldadd)
 tests_unit_test_cost_SOURCES = tests/unit/test_cost.c $(unit_testlib)
 tests_unit_test_cost_CFLAGS = $(unit_cflags)
 tests_unit_test_cost_LDADD = $(unit_ldadd)
+tests_unit_test_learn_SOURCES = tests/unit/test_learn.c $(unit_testlib)
+tests_unit_test_learn_CFLAGS = $(unit_cflags)
+tests_unit_test_learn_LDADD = $(unit_ldadd)
