@@ -181,6 +181,8 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
 {
     memset(f, 0, sizeof *f);
     f->explore = PLAN_ALGO_NATIVE;
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
+        f->est_ps[a] = UINT64_MAX;
     f->bound = plan_summary_bound(in->s, in->duplex);
     f->cls = plan_learn_class(f->bound);
     f->reuse = reuse_of(in);
@@ -208,7 +210,6 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     uint64_t best = f->native_ps;
     uint32_t prior = prior_ratio(in, f, rn);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++) {
-        f->est_ps[a] = UINT64_MAX;
         if (a == PLAN_ALGO_NATIVE || !(in->families & (1u << a)))
             continue;
         family_ratios(in, f, (plan_algo)a, prior);

@@ -14,6 +14,9 @@ typedef struct shim_site {
     int nframes;
     uintptr_t frames[SHIM_SITE_FRAMES]; /* call addresses, innermost first */
     shim_stats st;
+    uint64_t last_pattern; /* this rank's part of the pattern of the site's last agreed call
+                              (a hash; 0: none) */
+    uint64_t unchecked;    /* calls run here without agreement since the last agreed one */
 } shim_site;
 
 /* The sites of one communicator (or, merged, of the process): a growing array with an index
