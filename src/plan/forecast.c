@@ -74,6 +74,14 @@ static uint64_t reuse_of(const plan_forecast_in *in)
     return r ? r : 1;
 }
 
+/* Whether the site's (or else the communicator's) patterns are known not to repeat: several
+ * new patterns, fewer than two calls each. */
+static int drifting(const plan_forecast_in *in)
+{
+    const plan_history *h = in->site ? in->site : in->comm;
+    return h && h->news >= 4 && h->calls < 2 * h->news;
+}
+
 /* The agreement, the gather and planning_ps spread over f's calls per pattern: the time a
  * plan's call costs beyond its exchange, corrected. */
 static uint64_t extras(const plan_forecast *f, uint64_t planning_ps, uint64_t agree_ps,
@@ -230,10 +238,15 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
             f->why = "MPI's algorithm measured long ago: measured again";
             return;
         }
-        for (int a = 1; a < PLAN_ALGO_COUNT; a++)
+        int first = 0;
+        for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
             if (f->est_ps[a] != UINT64_MAX && close_to(f->est_ps[a], best, in->margin_pct))
                 f->plan |= 1u << a;
-        f->plan |= f->win;
+            if ((f->win & (1u << a)) && (!first || f->est_ps[a] < f->est_ps[first]))
+                first = a;
+        }
+        /* candidates to measure only where patterns may repeat: else the best one */
+        f->plan = drifting(in) ? 1u << first : f->plan | f->win;
         f->action = PLAN_FORECAST_GATHER;
         f->why = "a plan can win";
         return;

@@ -101,8 +101,9 @@ typedef struct plan_forecast {
  *   over the calls expected per pattern beats native: measured families by their correction,
  *   families not measured yet by the largest of native's and the measured families'
  *   corrections and PLAN_FORECAST_SAFETY percent (only where not tiny); then gather, and plan
- *   the winners and the families within margin_pct of the best; native measured long ago
- *   (stale) is measured again instead, if the budget allows;
+ *   the winners and the families within margin_pct of the best (only the best winner where
+ *   patterns are known not to repeat: at least 4 new ones, fewer than 2 calls each); native
+ *   measured long ago (stale) is measured again instead, if the budget allows;
  * - else, if not tiny, the family not measured yet (or measured long ago) closest to native
  *   within margin_pct is explored (gathered, planned and run) if the budget allows;
  * - else MPI's algorithm (settled).

@@ -17,8 +17,8 @@ typedef struct shim_agreement {
     int ok;         /* this rank's arguments are fine */
     int timed;      /* this rank timed the previous agreed call (prev_*_ps) */
     int can_gather; /* this rank has the memory to gather the pattern */
-    int repeat;     /* this rank's part of the pattern is the one of its previous agreed call
-                       at the same site: after, the whole pattern repeats */
+    int repeat;     /* this rank's part of the pattern is one of its last agreed calls' at the
+                       same site: after, the whole pattern probably repeats */
     int history;    /* this rank holds the history of its site (shim_history_ready) */
     /* combined by MAX */
     uint64_t prev_exec_ps;  /* this rank's time of the previous agreed call's exchange (the

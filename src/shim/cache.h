@@ -24,6 +24,7 @@ typedef struct shim_prog {
     uint64_t model_ps; /* plan_cost_plan */
     size_t nsegments;  /* of the whole plan */
     uint64_t mean_transfer; /* bytes per transfer of the whole plan */
+    uint32_t max_ops;       /* the most transfers one rank sends and receives in the plan */
 } shim_prog;
 
 /* Releases one reference (freeing at the last); p may be NULL. */

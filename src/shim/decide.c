@@ -67,9 +67,20 @@ int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matr
     prog->nsegments = pl.nsegments;
     prog->model_ps = plan_cost_plan(&pl, &shim_g.cfg.cost);
     uint64_t bytes = 0;
-    for (size_t t = 0; t < pl.ntransfers; t++)
+    uint32_t *ops = calloc((size_t)pl.p, sizeof *ops); /* sends and receives per rank */
+    for (size_t t = 0; t < pl.ntransfers; t++) {
         bytes += pl.transfers[t].bytes;
+        if (ops) {
+            ops[pl.transfers[t].src]++;
+            ops[pl.transfers[t].dst]++;
+        }
+    }
     prog->mean_transfer = pl.ntransfers ? bytes / pl.ntransfers : 0;
+    for (int r = 0; r < pl.p; r++)
+        prog->max_ops = ops && ops[r] > prog->max_ops ? ops[r] : prog->max_ops;
+    if (!ops) /* unknown: as if the window mattered */
+        prog->max_ops = UINT32_MAX;
+    free(ops);
     dump(rec, &pl, m);
     int rc = plan_local_detach(&prog->lo, &err);
     plan_free(&pl);
@@ -170,7 +181,8 @@ static const plan_algo auto_families[] = {PLAN_ALGO_DIRECT,    PLAN_ALGO_WALKER_
 enum { NAUTO = sizeof auto_families / sizeof auto_families[0] };
 
 /* auto: the best plan candidate of s also runs with a small window when its transfers are
- * large enough for the window to matter (and measuring may tell them apart). */
+ * large enough for the window to matter and some rank has more operations than the small
+ * window holds (measuring may tell them apart). */
 static void add_window_variant(shim_slot *s, const plan_forecast *fc, const uint64_t *planning,
                                uint64_t agree, uint64_t gather)
 {
@@ -183,8 +195,8 @@ static void add_window_variant(shim_slot *s, const plan_forecast *fc, const uint
         return;
     plan_algo a = s->cand[best].algo;
     const shim_prog *pg = s->prog[a];
-    if (pg->mean_transfer < SHIM_WINDOW_MIN_TRANSFER)
-        return;
+    if (pg->mean_transfer < SHIM_WINDOW_MIN_TRANSFER || pg->max_ops <= SHIM_SMALL_WINDOW)
+        return; /* small transfers, or no rank has more operations than the small window */
     add_candidate(s, a, 1,
                   plan_forecast_plan(fc, a, 1, pg->model_ps, planning[a], agree, gather));
 }

@@ -227,6 +227,24 @@ static void summarise(shim_call *c)
                       &shim_g.cfg.cost);
 }
 
+/* Whether pattern is one of the site's last SHIM_SITE_RECENT patterns. */
+static int recent(const shim_site *site, uint64_t pattern)
+{
+    for (int i = 0; i < SHIM_SITE_RECENT; i++)
+        if (site->recent[i] == pattern)
+            return 1;
+    return 0;
+}
+
+/* Remembers pattern among the site's recent ones (the oldest goes). */
+static void remember(shim_site *site, uint64_t pattern)
+{
+    if (recent(site, pattern))
+        return;
+    memmove(site->recent + 1, site->recent, (SHIM_SITE_RECENT - 1) * sizeof *site->recent);
+    site->recent[0] = pattern;
+}
+
 /* The agreed path, first part: describes the call, matches it against the cache, prepares the
  * likely run (nothing may fail after the agreement) and summarises the pattern; *ag is this
  * rank's part of the agreement. */
@@ -263,7 +281,7 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
                            .ok = c->status == 0,
                            .timed = rec->prev.timed,
                            .can_gather = mask || shim_comm_gather_buffer(rec) == 0,
-                           .repeat = c->site && c->pattern && c->site->last_pattern == c->pattern,
+                           .repeat = c->site && c->pattern && recent(c->site, c->pattern),
                            .history = shim_history_ready(rec, idx),
                            .prev_exec_ps = rec->prev.exec_ps,
                            .prev_whole_ps = rec->prev.whole_ps,
@@ -449,7 +467,7 @@ static int run_agreed(shim_call *c, uint64_t t0)
     shim_history_update(rec, &ag, site, news);
     if (c->site) {
         c->site->unchecked = 0;
-        c->site->last_pattern = c->pattern;
+        remember(c->site, c->pattern);
         c->site->st.new_patterns += (uint64_t)news;
     }
     if (hit) {
