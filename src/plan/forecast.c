@@ -57,28 +57,37 @@ void plan_budget_cost(plan_budget *b, uint64_t cost_ps, uint64_t native_ps, int 
         b->last_native_ps = native_ps;
 }
 
-void plan_history_calls(plan_history *h, uint64_t calls, uint64_t news)
+void plan_history_calls(plan_history *h, int news, uint64_t unchecked)
 {
-    h->calls += calls;
-    h->news += news;
-    h->learn.now += calls;
+    h->calls++;
+    h->news += news != 0;
+    h->learn.now += 1 + unchecked;
 }
 
-/* The calls the site (or else the communicator) makes per pattern, at least 1. */
+/* The history that tells how patterns repeat: the site's once it has seen two patterns, else
+ * the communicator's (a site's first pattern says nothing yet). */
+static const plan_history *patterns_of(const plan_forecast_in *in)
+{
+    if (in->site && (in->site->news >= 2 || !in->comm))
+        return in->site;
+    return in->comm;
+}
+
+/* The calls the site (or the communicator) makes per pattern, at least 1. */
 static uint64_t reuse_of(const plan_forecast_in *in)
 {
-    const plan_history *h = in->site ? in->site : in->comm;
+    const plan_history *h = patterns_of(in);
     if (!h || h->news == 0)
         return 1;
     uint64_t r = h->calls / h->news;
     return r ? r : 1;
 }
 
-/* Whether the site's (or else the communicator's) patterns are known not to repeat: several
- * new patterns, fewer than two calls each. */
+/* Whether the site's (or the communicator's) patterns are known not to repeat: several new
+ * patterns, fewer than two calls each. */
 static int drifting(const plan_forecast_in *in)
 {
-    const plan_history *h = in->site ? in->site : in->comm;
+    const plan_history *h = patterns_of(in);
     return h && h->news >= 4 && h->calls < 2 * h->news;
 }
 
@@ -159,6 +168,25 @@ static int wins(const plan_forecast_in *in, const plan_forecast *f, plan_algo a)
     if (in->learn && f->tiny)
         return 0; /* never measured here, and too small to try */
     return plus_pct(t, PLAN_FORECAST_SAFETY) < f->native_ps;
+}
+
+/* Whether some family would beat native by its rule (wins) on a pattern repeated for ever:
+ * its corrected optimistic time with one agreement per call. */
+static int would_win_repeated(const plan_forecast_in *in, const plan_forecast *f)
+{
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
+        if (f->est_ps[a] == UINT64_MAX || (in->learn && f->tiny && f->state[a] == PLAN_LEARN_UNKNOWN))
+            continue;
+        uint64_t t = sat_add(
+            plan_learn_apply(plan_summary_optimistic(in->s, (plan_algo)a, in->duplex, in->c),
+                             f->ratio[a]),
+            plan_learn_apply(in->agree_ps, f->ratio_hit));
+        if (in->learn && f->state[a] != PLAN_LEARN_UNKNOWN ? t < f->native_ps
+                                                           : plus_pct(t, PLAN_FORECAST_SAFETY) <
+                                                                 f->native_ps)
+            return 1;
+    }
+    return 0;
 }
 
 /* Whether t is within margin_pct of best. */
@@ -260,6 +288,8 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
         f->why = "exploring a family not measured at this size";
         return;
     }
-    f->settled = 1;
+    /* a plan that would win once the pattern repeats keeps the calls checked (unless the
+     * site's patterns are known not to repeat) */
+    f->settled = drifting(in) || !would_win_repeated(in, f);
     f->why = f->tiny && in->learn ? "too small to try plans" : "no plan can win";
 }

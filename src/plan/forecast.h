@@ -23,9 +23,9 @@ enum { PLAN_FORECAST_SAFETY = 10 };
  * many calls it made and how many had a new pattern (what a plan's set-up is spread over).
  * Zero-initialised: nothing seen. */
 typedef struct plan_history {
-    plan_learner learn;
-    uint64_t calls; /* calls, agreed and unchecked */
-    uint64_t news;  /* of those, calls whose pattern was new */
+    plan_learner learn; /* its clock counts every call, agreed or unchecked */
+    uint64_t calls;     /* agreed calls (whose pattern is known to be new or not) */
+    uint64_t news;      /* of those, calls whose pattern was new */
 } plan_history;
 
 /* What a communicator's calls cost, and what of that went into exploring (calls that ran a
@@ -89,8 +89,8 @@ typedef struct plan_forecast {
                                 yet at this size, or measured long ago) */
     int exploring;           /* this call explores (measure_native again, or `explore`) */
     uint64_t best_ps;        /* the best estimate (what exploring is measured against) */
-    int settled;             /* native because no family is worth trying: later calls may
-                                run unchecked */
+    int settled;             /* native, and no family is worth trying even if the pattern
+                                repeats: later calls may run unchecked */
     const char *why;         /* the reason, for verbose output */
 } plan_forecast;
 
@@ -106,7 +106,10 @@ typedef struct plan_forecast {
  *   measured long ago (stale) is measured again instead, if the budget allows;
  * - else, if not tiny, the family not measured yet (or measured long ago) closest to native
  *   within margin_pct is explored (gathered, planned and run) if the budget allows;
- * - else MPI's algorithm (settled).
+ * - else MPI's algorithm; settled (later calls may run unchecked) unless a family would win
+ *   once the pattern repeats and the site's patterns are not known to change every call.
+ * The calls per pattern are the site's once it has seen two patterns, else the
+ * communicator's.
  * With learn == 0: the raw models, the safety for every family, no measuring or exploring. */
 void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f);
 
@@ -140,7 +143,8 @@ void plan_budget_unchecked(plan_budget *b, uint64_t unchecked);
 void plan_budget_cost(plan_budget *b, uint64_t cost_ps, uint64_t native_ps, int explored,
                       uint64_t best_ps);
 
-/* Counts `calls` calls in h, `news` of them with a new pattern; they tick its learner. */
-void plan_history_calls(plan_history *h, uint64_t calls, uint64_t news);
+/* Counts an agreed call in h (news: its pattern is new) and the `unchecked` calls before it
+ * that ran without agreement; all of them tick its learner. */
+void plan_history_calls(plan_history *h, int news, uint64_t unchecked);
 
 #endif

@@ -35,8 +35,8 @@ static uint32_t cell_median(const plan_learn_cell *c)
 /* Whether cell c (with samples) is stale at tick now. */
 static int cell_stale(const plan_learn_cell *c, uint64_t now)
 {
-    uint64_t after = (uint64_t)PLAN_LEARN_STALE_MIN << c->backoff;
-    return now - c->last >= after;
+    uint32_t after = (uint32_t)PLAN_LEARN_STALE_MIN << c->backoff;
+    return (uint32_t)now - c->last >= after;
 }
 
 plan_learn_state plan_learn_ratio(const plan_learner *l, int key, int cls, uint32_t *ratio)
@@ -49,7 +49,7 @@ plan_learn_state plan_learn_ratio(const plan_learner *l, int key, int cls, uint3
         if (k < 0 || k >= PLAN_LEARN_CLASSES || !l->cell[key][k].n)
             continue;
         const plan_learn_cell *c = &l->cell[key][k];
-        *ratio = cell_median(c);
+        *ratio = c->median;
         return cell_stale(c, l->now) ? PLAN_LEARN_STALE : PLAN_LEARN_KNOWN;
     }
     return PLAN_LEARN_UNKNOWN;
@@ -81,7 +81,8 @@ void plan_learn_record(plan_learner *l, int key, int cls, uint64_t measured_ps,
     c->at = (uint8_t)((c->at + 1) % PLAN_LEARN_RING);
     if (c->n < PLAN_LEARN_RING)
         c->n++;
-    c->last = l->now;
+    c->median = cell_median(c);
+    c->last = (uint32_t)l->now;
 }
 
 void plan_learn_tick(plan_learner *l)

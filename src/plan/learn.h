@@ -34,9 +34,10 @@ enum { PLAN_LEARN_STALE_MIN = 32, PLAN_LEARN_STALE_MAX = 4096 };
 /* The samples of one key in one class. */
 typedef struct plan_learn_cell {
     uint32_t ratio[PLAN_LEARN_RING]; /* measured / modeled, PLAN_LEARN_ONE = 1 */
+    uint32_t median;                 /* their lower median */
     uint8_t n, at;                   /* samples held; the next to overwrite */
     uint8_t backoff;                 /* stale PLAN_LEARN_STALE_MIN << backoff ticks on */
-    uint64_t last;                   /* the learner's tick of the last sample */
+    uint32_t last;                   /* the learner's tick of the last sample (modulo 2^32) */
 } plan_learn_cell;
 
 /* What one call site (or one communicator) has learned. Zero-initialised: nothing known. */

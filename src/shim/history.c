@@ -64,9 +64,9 @@ void shim_history_update(shim_comm *rec, const shim_agreement *ag, plan_history 
     pv->timed = 0;
     uint64_t unchecked = rec->calls - rec->last_agreed - 1;
     plan_budget_unchecked(&rec->budget, unchecked);
-    plan_history_calls(rec->hist, 1 + unchecked, (uint64_t)news);
+    plan_history_calls(rec->hist, news, unchecked);
     if (site)
-        plan_history_calls(site, 1 + ag->unchecked, (uint64_t)news);
+        plan_history_calls(site, news, ag->unchecked);
     rec->last_agreed = rec->calls;
 }
 

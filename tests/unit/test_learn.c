@@ -335,8 +335,8 @@ static plan_algo drift_call(site *s, const plan_summary *sum, uint32_t truth_nat
 {
     plan_forecast f;
     s->in.s = sum;
-    plan_history_calls(s->site, 1, 1);
-    plan_history_calls(s->comm, 1, 1);
+    plan_history_calls(s->site, 1, 0);
+    plan_history_calls(s->comm, 1, 0);
     plan_forecast_make(&s->in, &f);
     plan_algo ran = PLAN_ALGO_NATIVE;
     if (f.action == PLAN_FORECAST_GATHER) {
@@ -421,8 +421,10 @@ START_TEST(forecast_outlier_does_not_flip)
         site s;
         site_init(&s);
         s.c.native_pct = 0;
-        plan_history_calls(s.site, 1000, 1); /* a repeated pattern: set-up spread over 1000 */
-        plan_history_calls(s.comm, 1000, 1);
+        for (int i = 0; i < 1000; i++) { /* a repeated pattern: set-up spread over 1000 */
+            plan_history_calls(s.site, i == 0, 0);
+            plan_history_calls(s.comm, i == 0, 0);
+        }
         plan_summary sum = drifting(&st, 1 << 20, &s.c);
         s.in.s = &sum;
         plan_forecast f;
@@ -553,8 +555,10 @@ START_TEST(forecast_measures_stale_native)
     uint64_t st = 9;
     plan_summary sum = drifting(&st, 1 << 20, &s.c);
     s.in.s = &sum;
-    plan_history_calls(s.site, 100, 1);
-    plan_history_calls(s.comm, 100, 1);
+    for (int i = 0; i < 100; i++) {
+        plan_history_calls(s.site, i == 0, 0);
+        plan_history_calls(s.comm, i == 0, 0);
+    }
     plan_forecast f;
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.measure_native, 1);
