@@ -104,39 +104,42 @@ static uint64_t extras(const plan_forecast *f, uint64_t planning_ps, uint64_t ag
     return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
 }
 
-/* The correction a family not measured yet at this size starts from: the largest of native's
- * and of the measured families' (a plan model found 30 times too optimistic for one family is
+/* Every considered family's correction (variant 0) and its state into f: measured ones their
+ * own; one not measured yet at this size starts from the largest of native's (native_ratio)
+ * and the measured families' (a plan model found 30 times too optimistic for one family is
  * assumed as wrong for the others until they are measured themselves). */
-static uint32_t prior_ratio(const plan_forecast_in *in, const plan_forecast *f,
-                            uint32_t native_ratio)
+static void family_ratios(const plan_forecast_in *in, plan_forecast *f, uint32_t native_ratio)
 {
-    uint32_t prior = native_ratio, r;
-    for (int a = 1; in->learn && a < PLAN_ALGO_COUNT; a++)
-        if ((in->families & (1u << a)) &&
-            plan_forecast_ratio(in->site, in->comm, plan_learn_key((plan_algo)a, 0), f->cls,
-                                &r) != PLAN_LEARN_UNKNOWN &&
-            r > prior)
-            prior = r;
-    return prior;
+    uint32_t prior = native_ratio;
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
+        f->ratio[a] = PLAN_LEARN_ONE;
+        f->state[a] = PLAN_LEARN_UNKNOWN;
+        if (!in->learn || !(in->families & (1u << a)))
+            continue;
+        f->state[a] = plan_forecast_ratio(in->site, in->comm, plan_learn_key((plan_algo)a, 0),
+                                          f->cls, &f->ratio[a]);
+        if (f->state[a] != PLAN_LEARN_UNKNOWN && f->ratio[a] > prior)
+            prior = f->ratio[a];
+    }
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++)
+        if (f->state[a] == PLAN_LEARN_UNKNOWN)
+            f->ratio[a] = prior;
 }
 
-/* Family a's corrections of both variants and their states into f (`prior` for a family not
- * measured yet). */
-static void family_ratios(const plan_forecast_in *in, plan_forecast *f, plan_algo a,
-                          uint32_t prior)
+/* The corrections of the small-window variants of the families in `plan` (the family's own for
+ * a variant not measured yet), once the call gathers. */
+static void variant_ratios(const plan_forecast_in *in, plan_forecast *f)
 {
-    uint32_t r = PLAN_LEARN_ONE, rs = PLAN_LEARN_ONE;
-    plan_learn_state st = PLAN_LEARN_UNKNOWN, sts = PLAN_LEARN_UNKNOWN;
-    if (in->learn) {
-        st = plan_forecast_ratio(in->site, in->comm, plan_learn_key(a, 0), f->cls, &r);
-        sts = plan_forecast_ratio(in->site, in->comm, plan_learn_key(a, 1), f->cls, &rs);
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
+        f->ratio_small[a] = f->ratio[a];
+        f->state_small[a] = PLAN_LEARN_UNKNOWN;
+        uint32_t r;
+        if (in->learn && (f->plan & (1u << a)) &&
+            (f->state_small[a] = plan_forecast_ratio(in->site, in->comm,
+                                                     plan_learn_key((plan_algo)a, 1), f->cls,
+                                                     &r)) != PLAN_LEARN_UNKNOWN)
+            f->ratio_small[a] = r;
     }
-    if (st == PLAN_LEARN_UNKNOWN)
-        r = prior;
-    f->ratio[a] = r;
-    f->state[a] = st;
-    f->ratio_small[a] = sts == PLAN_LEARN_UNKNOWN ? r : rs;
-    f->state_small[a] = sts;
 }
 
 uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, uint64_t model_ps,
@@ -244,11 +247,10 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     }
 
     uint64_t best = f->native_ps;
-    uint32_t prior = prior_ratio(in, f, rn);
+    family_ratios(in, f, rn);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++) {
         if (a == PLAN_ALGO_NATIVE || !(in->families & (1u << a)))
             continue;
-        family_ratios(in, f, (plan_algo)a, prior);
         f->est_ps[a] = family_estimate(in, f, (plan_algo)a);
         if (wins(in, f, (plan_algo)a)) {
             f->win |= 1u << a;
@@ -275,6 +277,7 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
         }
         /* candidates to measure only where patterns may repeat: else the best one */
         f->plan = drifting(in) ? 1u << first : f->plan | f->win;
+        variant_ratios(in, f);
         f->action = PLAN_FORECAST_GATHER;
         f->why = "a plan can win";
         return;
@@ -283,6 +286,7 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
         consider_exploring(in, f);
     if (f->explore != PLAN_ALGO_NATIVE) {
         f->plan = 1u << f->explore;
+        variant_ratios(in, f);
         f->exploring = 1;
         f->action = PLAN_FORECAST_GATHER;
         f->why = "exploring a family not measured at this size";
