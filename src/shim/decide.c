@@ -229,11 +229,13 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
         if (!(fc->plan & (1u << a)) ||
             (a == PLAN_ALGO_WALKER_OTTO && !plan_wo_recognise(m, &wo_k, &wo_unit)))
             continue;
+        /* the model of the call's overhead counts every family tried, from agreed figures
+         * (planning can fail on one rank alone) */
+        s->overhead_ps += plan_summary_planning(&rec->summary, a, cost);
         if (plan_into(rec, s, a, m, o) != 0)
             continue;
         const shim_prog *pg = s->prog[a];
         planning[a] = planning_ps(a, m, o, pg->nsegments, cost);
-        s->overhead_ps += planning[a];
         if (same_shape_planned(s, pg)) { /* measuring it again would tell nothing new */
             shim_prog_release(s->prog[a]);
             s->prog[a] = NULL;
