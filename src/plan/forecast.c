@@ -198,15 +198,18 @@ static int close_to(uint64_t t, uint64_t best, uint32_t margin_pct)
     return t <= best || (unsigned __int128)t * 100 <= (unsigned __int128)best * (100u + margin_pct);
 }
 
-/* After the families are estimated, no family wins: the family not measured yet (or long ago)
- * closest to native within the margin, if exploring it fits the budget. */
+/* After the families are estimated, no family wins: the family to measure whose exploring is
+ * predicted to cost least, if that fits the budget: one not measured yet within the margin of
+ * native, or one measured long ago whatever it was then (a single unlucky measurement must not
+ * exclude a family for good). */
 static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
 {
     const plan_budget *b = in->budget;
     uint64_t best_pred = UINT64_MAX;
     for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
         if (f->est_ps[a] == UINT64_MAX || f->state[a] == PLAN_LEARN_KNOWN ||
-            !close_to(f->est_ps[a], f->native_ps, in->margin_pct))
+            (f->state[a] == PLAN_LEARN_UNKNOWN &&
+             !close_to(f->est_ps[a], f->native_ps, in->margin_pct)))
             continue;
         uint64_t pred = plan_budget_predicted(f->est_ps[a], f->native_ps);
         if (pred < best_pred && b && plan_budget_allows(b, pred, in->budget_pct)) {

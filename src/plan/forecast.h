@@ -104,8 +104,9 @@ typedef struct plan_forecast {
  *   the winners and the families within margin_pct of the best (only the best winner where
  *   patterns are known not to repeat: at least 4 new ones, fewer than 2 calls each); native
  *   measured long ago (stale) is measured again instead, if the budget allows;
- * - else, if not tiny, the family not measured yet (or measured long ago) closest to native
- *   within margin_pct is explored (gathered, planned and run) if the budget allows;
+ * - else, if not tiny, the family whose exploring is predicted to cost least is explored
+ *   (gathered, planned and run) if the budget allows: one not measured yet within margin_pct
+ *   of native, or one measured long ago (stale) whatever its old correction says;
  * - else MPI's algorithm; settled (later calls may run unchecked) unless a family would win
  *   once the pattern repeats and the site's patterns are not known to change every call.
  * The calls per pattern are the site's once it has seen two patterns, else the

@@ -545,6 +545,51 @@ START_TEST(forecast_explores_within_budget)
 }
 END_TEST
 
+START_TEST(forecast_reexplores_stale_family)
+{
+    /* direct measured once 10 times slower than its model (an unlucky call) at a site where
+     * native is measured: direct is not tried while that is fresh, nor explored (far beyond
+     * the margin); once stale it is explored again when the budget allows, and a good
+     * measurement then makes it win */
+    site s;
+    site_init(&s);
+    s.c.native_pct = 0;
+    s.in.families = 1u << PLAN_ALGO_DIRECT;
+    uint64_t st = 12;
+    plan_summary sum = drifting(&st, 1 << 20, &s.c);
+    s.in.s = &sum;
+    s.in.agree_ps = s.in.gather_ps = 0;
+    s.c.plan_ps = 0;
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    int nkey = plan_learn_key(PLAN_ALGO_NATIVE, 0), dkey = plan_learn_key(PLAN_ALGO_DIRECT, 0);
+    uint64_t opt = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
+    uint64_t native_true = opt * 2; /* direct really wins by half */
+    site_record(&s, nkey, f.cls, native_true, f.native_model, 0, 0);
+    site_record(&s, dkey, f.cls, 10 * opt, opt, 0, 0); /* the unlucky call */
+    s.budget.total_ps = 1000 * native_true;
+    for (int i = 0; i < PLAN_LEARN_STALE_MIN - 1; i++) {
+        plan_history_calls(s.site, 1, 0);
+        plan_history_calls(s.comm, 1, 0);
+        site_record(&s, nkey, f.cls, native_true, f.native_model, 0, 0);
+        plan_forecast_make(&s.in, &f);
+        ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
+    }
+    plan_history_calls(s.site, 1, 0);
+    plan_history_calls(s.comm, 1, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.state[PLAN_ALGO_DIRECT], PLAN_LEARN_STALE);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    ck_assert_int_eq(f.explore, PLAN_ALGO_DIRECT);
+    site_record(&s, dkey, f.cls, opt, opt, 1, f.best_ps);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.state[PLAN_ALGO_DIRECT], PLAN_LEARN_KNOWN);
+    ck_assert(f.win & (1u << PLAN_ALGO_DIRECT));
+    free(sum.block);
+    site_free(&s);
+}
+END_TEST
+
 START_TEST(forecast_measures_stale_native)
 {
     /* a site where a plan wins: native measured long ago is measured again (once the budget
@@ -593,6 +638,7 @@ int main(void)
     tcase_add_test(basic, forecast_outlier_does_not_flip);
     tcase_add_test(basic, forecast_tiny_never_explores);
     tcase_add_test(basic, forecast_explores_within_budget);
+    tcase_add_test(basic, forecast_reexplores_stale_family);
     tcase_add_test(basic, forecast_measures_stale_native);
     tcase_add_test(props, summary_equals_matrix);
     tcase_add_test(props, summary_optimistic_is_a_lower_bound);
