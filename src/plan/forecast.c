@@ -64,6 +64,11 @@ void plan_history_calls(plan_history *h, int news, uint64_t unchecked)
     h->learn.now += 1 + unchecked;
 }
 
+void plan_history_gathered(plan_history *h)
+{
+    h->gathered = h->calls;
+}
+
 /* The history that tells how patterns repeat: the site's once it has seen two patterns, else
  * the communicator's (a site's first pattern says nothing yet). */
 static const plan_history *patterns_of(const plan_forecast_in *in)
@@ -297,6 +302,8 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     }
     /* a plan that would win once the pattern repeats keeps the calls checked (unless the
      * site's patterns are known not to repeat) */
-    f->settled = drifting(in) || !would_win_repeated(in, f);
+    const plan_history *h = patterns_of(in);
+    int recent = h && h->gathered && h->calls - h->gathered < PLAN_HISTORY_RECENT;
+    f->settled = !recent && (drifting(in) || !would_win_repeated(in, f));
     f->why = f->tiny && in->learn ? "too small to try plans" : "no plan can win";
 }

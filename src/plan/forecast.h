@@ -26,7 +26,13 @@ typedef struct plan_history {
     plan_learner learn; /* its clock counts every call, agreed or unchecked */
     uint64_t calls;     /* agreed calls (whose pattern is known to be new or not) */
     uint64_t news;      /* of those, calls whose pattern was new */
+    uint64_t gathered;  /* `calls` at the last one that gathered a new pattern to plan it (0:
+                           none) */
 } plan_history;
+
+/* Agreed calls after a site's last gathered pattern during which its calls stay checked (a
+ * site whose sizes vary must not run unchecked through the sizes where plans win). */
+enum { PLAN_HISTORY_RECENT = 32 };
 
 /* What a communicator's calls cost, and what of that went into exploring (calls that ran a
  * candidate other than the best estimate, to measure it). Zero-initialised. */
@@ -108,7 +114,8 @@ typedef struct plan_forecast {
  *   (gathered, planned and run) if the budget allows: one not measured yet within margin_pct
  *   of native, or one measured long ago (stale) whatever its old correction says;
  * - else MPI's algorithm; settled (later calls may run unchecked) unless a family would win
- *   once the pattern repeats and the site's patterns are not known to change every call.
+ *   once the pattern repeats and the site's patterns are not known to change every call, or
+ *   the site gathered a pattern within its last PLAN_HISTORY_RECENT agreed calls.
  * The calls per pattern are the site's once it has seen two patterns, else the
  * communicator's.
  * With learn == 0: the raw models, the safety for every family, no measuring or exploring. */
@@ -147,5 +154,8 @@ void plan_budget_cost(plan_budget *b, uint64_t cost_ps, uint64_t native_ps, int 
 /* Counts an agreed call in h (news: its pattern is new) and the `unchecked` calls before it
  * that ran without agreement; all of them tick its learner. */
 void plan_history_calls(plan_history *h, int news, uint64_t unchecked);
+
+/* Notes in h that its current call gathers a pattern to plan it. */
+void plan_history_gathered(plan_history *h);
 
 #endif

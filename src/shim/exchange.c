@@ -492,6 +492,9 @@ static int run_agreed(shim_call *c, uint64_t t0)
         log_forecast(rec, c, &fc);
         if (fc.action == PLAN_FORECAST_NATIVE)
             return run_before_gather(c, &fc, t0);
+        plan_history_gathered(rec->hist);
+        if (site)
+            plan_history_gathered(site);
         forecast = &fc;
         c->best_ps = fc.best_ps;
     }
