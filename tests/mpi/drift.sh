@@ -3,8 +3,8 @@
 # auto: every result byte-identical to MPI's and every rank running the same family on every
 # call, with the built-in costs and under a calibration that makes plans look fast (so that
 # plans run and are measured); a drifting site where no plan can win is decided before
-# gathering (the report says so per call site, and nothing is planned); a calibration whose
-# model is more than 30 times wrong about plans stops them within three calls of the first.
+# gathering (the report says so per call site, and nothing is planned); under a calibration whose
+# model is more than 30 times wrong about plans, the first family that runs stops within three calls.
 . "${srcdir:-.}/tests/mpi/common.sh"
 field() { python3 "${srcdir:-.}/tests/mpi/report_field.py" "$@" || hr_fail "report: $*"; }
 r=$HR_TMP/report.json
@@ -69,21 +69,27 @@ done
 
 # plans modeled more than 30 times faster than MPI's algorithm on exchanges where they lose on
 # this machine (a few KiB on 4 ranks): MPI's algorithm is measured first, then a plan runs
-# (its family not measured yet) and, measured, stops: at most three calls ran plans, all of
-# them among the first five
+# (its family not measured yet) and, measured, stops: the first family that ran runs at most
+# three calls, all among the first five, and plans (other families explored within the
+# budget, when noise brings them close) run on a few calls only
 ran=$(run_drift 4 HRELAY_CONFIG="$HR_TMP/native-30x.cfg" HRELAY_REPORT="$r" -- ./tests/mpi/drift \
     --seed 11 --calls 30 --mode random --max 1500)
 set -- $ran
 [ "$1" = native ] || hr_fail "the first call did not measure MPI's algorithm: $ran"
-k=0 plans=0 last=-1
+k=0 plans=0 first= runs=0 last=-1
 for f in "$@"; do
     if [ "$f" != native ]; then
         plans=$((plans + 1))
+        first=${first:-$f}
+    fi
+    if [ -n "$first" ] && [ "$f" = "$first" ]; then
+        runs=$((runs + 1))
         last=$k
     fi
     k=$((k + 1))
 done
 [ "$plans" -ge 1 ] || hr_fail "no plan ran although modeled 30 times faster: $ran"
-[ "$plans" -le 3 ] && [ "$last" -le 4 ] ||
-    hr_fail "plans kept running ($plans calls, the last at call $last): $ran"
+[ "$runs" -le 3 ] && [ "$last" -le 4 ] ||
+    hr_fail "$first kept running ($runs calls, the last at call $last): $ran"
+[ "$plans" -le 6 ] || hr_fail "plans ran on $plans of 30 calls: $ran"
 exit 0
