@@ -3,8 +3,9 @@
 # auto: every result byte-identical to MPI's and every rank running the same family on every
 # call, with the built-in costs and under a calibration that makes plans look fast (so that
 # plans run and are measured); a drifting site where no plan can win is decided before
-# gathering (the report says so per call site, and nothing is planned); under a calibration whose
-# model is more than 30 times wrong about plans, the first family that runs stops within three calls.
+# gathering (the report says so per call site, and nothing is planned); under a calibration
+# whose model is more than 30 times wrong about plans, the first family that runs stops within
+# three calls.
 . "${srcdir:-.}/tests/mpi/common.sh"
 field() { python3 "${srcdir:-.}/tests/mpi/report_field.py" "$@" || hr_fail "report: $*"; }
 r=$HR_TMP/report.json
