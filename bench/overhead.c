@@ -2,10 +2,14 @@
  * few bytes per pair, called through the preloaded shim (MPI_*) and directly (PMPI_*) in
  * alternating blocks in one run, so that both see the same machine state. Prints the median
  * time per call of each and their ratio (the issue's target: a call that hits hrelay's cache
- * costs at most 5 % more than the native call). Run it under libhrelay.so with 2 ranks on one
- * node (more ranks than cores measure the scheduler): `make overhead` or
- *   hrelay-run -n 2 bench/overhead [--bytes 8] [--calls 2000] [--blocks 41]
- * Without libhrelay.so preloaded both columns measure the MPI library (ratio about 1). */
+ * costs at most 3 % more than the native call). With --drift also an MPI_Alltoallv whose counts
+ * change on every call (each pair's count drawn within 30 % of --bytes, a new pattern every
+ * call: hrelay decides it before gathering, and where no plan can win runs MPI's algorithm),
+ * through the shim and directly. Run it under libhrelay.so with 2 ranks on one node (more
+ * ranks than cores measure the scheduler): `make overhead` (OVERHEAD_ARGS="--drift") or
+ *   hrelay-run -n 2 bench/overhead [--bytes 8] [--calls 2000] [--blocks 41] [--drift]
+ * (HRELAY_RECHECK=0 agrees on every call: no unchecked runs). Without libhrelay.so preloaded
+ * both columns measure the MPI library (ratio about 1). */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -14,19 +18,56 @@
 
 #include "bench/bench.h"
 
+/* Drifting count vectors kept (a call takes vector `call mod DRIFTS`: far more patterns than
+ * hrelay's cache holds, and never the previous call's). */
+enum { DRIFTS = 64, VARIANTS = 6 };
+
 typedef struct exchange {
-    int p, bytes;
+    int p, me, bytes;
     int *counts, *displs;
+    int *dsend[DRIFTS], *drecv[DRIFTS]; /* per drifting vector: counts, then displacements */
     char *s, *r;
 } exchange;
 
+/* The bytes rank i sends rank j in drifting vector v: within 30 % of `bytes`, at least 1. */
+static int drift_bytes(int bytes, int v, int i, int j)
+{
+    unsigned h = (unsigned)(v * 2654435761u) ^ (unsigned)(i * 40503u) ^ (unsigned)(j * 9973u);
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    h ^= h >> 15;
+    int c = bytes + (int)((long)bytes * (long)(h % 61) / 100) - bytes * 30 / 100;
+    return c > 0 ? c : 1;
+}
+
+/* Fills the drifting vectors of x (receive counts: what the others send this rank). */
+static void drift_init(exchange *x)
+{
+    for (int v = 0; v < DRIFTS; v++) {
+        x->dsend[v] = malloc(4 * sizeof(int) * (size_t)x->p);
+        x->drecv[v] = x->dsend[v] + 2 * x->p;
+        int st = 0, rt = 0;
+        for (int j = 0; j < x->p; j++) {
+            x->dsend[v][j] = drift_bytes(x->bytes, v, x->me, j);
+            x->drecv[v][j] = drift_bytes(x->bytes, v, j, x->me);
+            x->dsend[v][x->p + j] = st;
+            x->drecv[v][x->p + j] = rt;
+            st += x->dsend[v][j];
+            rt += x->drecv[v][j];
+        }
+    }
+}
+
 /* Times `calls` calls of one variant (0: MPI_Alltoallv, 1: PMPI_Alltoallv, 2: MPI_Alltoall,
- * 3: PMPI_Alltoall) after a barrier; the slowest rank's time per call. */
+ * 3: PMPI_Alltoall, 4: MPI_Alltoallv drifting, 5: PMPI_Alltoallv drifting) after a barrier;
+ * the slowest rank's time per call. */
 static double block(const exchange *x, int variant, int calls)
 {
+    static int drift;
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int i = 0; i < calls; i++) {
+        const int *ds = x->dsend[drift % DRIFTS], *dr = x->drecv[drift % DRIFTS];
         switch (variant) {
         case 0:
             MPI_Alltoallv(x->s, x->counts, x->displs, MPI_BYTE, x->r, x->counts, x->displs,
@@ -39,8 +80,18 @@ static double block(const exchange *x, int variant, int calls)
         case 2:
             MPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, MPI_COMM_WORLD);
             break;
-        default:
+        case 3:
             PMPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, MPI_COMM_WORLD);
+            break;
+        case 4:
+            MPI_Alltoallv(x->s, ds, ds + x->p, MPI_BYTE, x->r, dr, dr + x->p, MPI_BYTE,
+                          MPI_COMM_WORLD);
+            drift++;
+            break;
+        default:
+            PMPI_Alltoallv(x->s, ds, ds + x->p, MPI_BYTE, x->r, dr, dr + x->p, MPI_BYTE,
+                           MPI_COMM_WORLD);
+            drift++;
         }
     }
     double t = (MPI_Wtime() - t0) / calls, worst;
@@ -51,10 +102,11 @@ static double block(const exchange *x, int variant, int calls)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, calls = 2000, blocks = 41;
+    int rank, calls = 2000, blocks = 41, drifting = 0;
     exchange x = {.bytes = 8};
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &x.p);
+    x.me = rank;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--bytes") && i + 1 < argc)
             x.bytes = atoi(argv[++i]);
@@ -62,10 +114,12 @@ int main(int argc, char **argv)
             calls = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--blocks") && i + 1 < argc)
             blocks = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--drift"))
+            drifting = 1;
         else {
             if (rank == 0)
                 fprintf(strcmp(argv[i], "--help") ? stderr : stdout,
-                        "usage: overhead [--bytes N] [--calls N] [--blocks N]\n");
+                        "usage: overhead [--bytes N] [--calls N] [--blocks N] [--drift]\n");
             MPI_Finalize();
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
@@ -82,18 +136,22 @@ int main(int argc, char **argv)
         x.counts[j] = x.bytes;
         x.displs[j] = j * x.bytes;
     }
-    x.s = calloc((size_t)x.p, (size_t)x.bytes);
-    x.r = calloc((size_t)x.p, (size_t)x.bytes);
-    double *t[4];
-    for (int v = 0; v < 4; v++)
+    /* drifting counts reach 1.3 times --bytes per pair */
+    x.s = calloc((size_t)x.p, (size_t)x.bytes * 2);
+    x.r = calloc((size_t)x.p, (size_t)x.bytes * 2);
+    int nv = drifting ? VARIANTS : 4;
+    if (drifting)
+        drift_init(&x);
+    double *t[VARIANTS];
+    for (int v = 0; v < nv; v++)
         t[v] = calloc((size_t)blocks, sizeof(double));
-    for (int v = 0; v < 4; v++) /* warm-up: hrelay decides, MPI connects */
+    for (int v = 0; v < nv; v++) /* warm-up: hrelay decides, MPI connects */
         block(&x, v, calls);
     /* alternating, and each pair in both orders: shim first in even blocks, native first in
      * odd ones */
-    static const int order[2][4] = {{0, 1, 2, 3}, {1, 0, 3, 2}};
+    static const int order[2][VARIANTS] = {{0, 1, 2, 3, 4, 5}, {1, 0, 3, 2, 5, 4}};
     for (int b = 0; b < blocks; b++)
-        for (int k = 0; k < 4; k++) {
+        for (int k = 0; k < nv; k++) {
             int v = order[b % 2][k];
             t[v][b] = block(&x, v, calls);
         }
@@ -105,16 +163,18 @@ int main(int argc, char **argv)
                "(median per call; hrelay %s, its last call ran %s)\n",
                x.p, x.bytes, blocks, calls, last ? "preloaded" : "NOT preloaded",
                ran ? ran : "-");
-        const char *names[2] = {"MPI_Alltoallv", "MPI_Alltoall"};
-        for (int k = 0; k < 2; k++) {
+        const char *names[3] = {"MPI_Alltoallv", "MPI_Alltoall", "drifting"};
+        for (int k = 0; k < nv / 2; k++) {
             double shim = bench_quantiles_of(t[2 * k], blocks).median,
                    native = bench_quantiles_of(t[2 * k + 1], blocks).median;
             printf("  %-14s native %8.3f us   through hrelay %8.3f us   ratio %.3f\n",
                    names[k], native * 1e6, shim * 1e6, shim / native);
         }
     }
-    for (int v = 0; v < 4; v++)
+    for (int v = 0; v < nv; v++)
         free(t[v]);
+    for (int v = 0; drifting && v < DRIFTS; v++)
+        free(x.dsend[v]);
     free(x.counts);
     free(x.s);
     free(x.r);

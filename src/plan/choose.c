@@ -3,19 +3,53 @@
 
 #include "plan/choose.h"
 
-/* Orders candidates by model, then by family number. */
+/* Orders candidates by model, then by family number, then by variant. */
 static int before(const plan_candidate *a, const plan_candidate *b)
 {
-    return a->model_ps != b->model_ps ? a->model_ps < b->model_ps : a->algo < b->algo;
+    if (a->model_ps != b->model_ps)
+        return a->model_ps < b->model_ps;
+    return a->algo != b->algo ? a->algo < b->algo : a->variant < b->variant;
 }
 
-/* Index of algo among the candidates, or -1. */
-static int find(const plan_choice *ch, plan_algo algo)
+/* Index of candidate (algo, variant), or -1. */
+static int find(const plan_choice *ch, plan_algo algo, int variant)
+{
+    for (int i = 0; i < ch->n; i++)
+        if (ch->cand[i].algo == algo && ch->cand[i].variant == variant)
+            return i;
+    return -1;
+}
+
+/* Index of the first candidate of family algo, or -1. */
+static int find_family(const plan_choice *ch, plan_algo algo)
 {
     for (int i = 0; i < ch->n; i++)
         if (ch->cand[i].algo == algo)
             return i;
     return -1;
+}
+
+/* Marks explored candidate i as done for the round: not run again while exploring. */
+static void done(plan_choice *ch, int i)
+{
+    plan_candidate *c = &ch->cand[i];
+    c->runs = c->runs > ch->trials ? c->runs : ch->trials;
+    c->started = c->started > ch->trials ? c->started : ch->trials;
+}
+
+/* The smallest score of the explored candidates (UINT64_MAX if none measured). */
+static uint64_t best_score(const plan_choice *ch)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < ch->explore; i++)
+        best = ch->cand[i].score_ps < best ? ch->cand[i].score_ps : best;
+    return best;
+}
+
+/* Whether score is more than pct percent of best. */
+static int beyond(uint64_t score, uint64_t best, uint32_t pct)
+{
+    return (unsigned __int128)score * 100 > (unsigned __int128)best * pct;
 }
 
 /* The explored candidate with the smallest score so far (0 if none measured). */
@@ -71,17 +105,17 @@ static void advance(plan_choice *ch)
     ch->next = pick >= 0 ? pick : fastest(ch);
 }
 
-int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct, uint64_t slack_ps)
+int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct)
 {
-    return t_ps <= best_ps || t_ps - best_ps <= slack_ps ||
+    return t_ps <= best_ps ||
            (unsigned __int128)t_ps * 100 <= (unsigned __int128)best_ps * (100u + margin_pct);
 }
 
 void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
-                      uint64_t slack_ps, uint32_t trials)
+                      uint32_t trials)
 {
     memset(ch, 0, sizeof *ch);
-    for (int i = 0; i < n; i++) { /* insertion sort: n is at most PLAN_ALGO_COUNT */
+    for (int i = 0; i < n && i < PLAN_CHOICE_MAX; i++) { /* insertion sort: n is small */
         plan_candidate c = cands[i];
         c.best_ps = c.score_ps = UINT64_MAX;
         c.runs = c.started = 0;
@@ -95,9 +129,9 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
     ch->trials = trials;
     int explore = 0;
     for (int i = 0; i < ch->n && explore < PLAN_CHOICE_EXPLORE_MAX; i++)
-        if (plan_choice_close(ch->cand[i].model_ps, ch->cand[0].model_ps, margin_pct, slack_ps))
+        if (plan_choice_close(ch->cand[i].model_ps, ch->cand[0].model_ps, margin_pct))
             explore++;
-    int native = find(ch, PLAN_ALGO_NATIVE);
+    int native = find_family(ch, PLAN_ALGO_NATIVE);
     if (native >= explore) { /* move native into the explored prefix, last */
         plan_candidate c = ch->cand[native];
         if (explore == PLAN_CHOICE_EXPLORE_MAX)
@@ -117,18 +151,40 @@ plan_algo plan_choice_next(const plan_choice *ch)
     return ch->cand[ch->next].algo;
 }
 
-void plan_choice_start(plan_choice *ch, plan_algo algo)
+const plan_candidate *plan_choice_current(const plan_choice *ch)
 {
-    int i = find(ch, algo);
+    return &ch->cand[ch->next];
+}
+
+const plan_candidate *plan_choice_best(const plan_choice *ch)
+{
+    if (ch->settled)
+        return &ch->cand[ch->next];
+    int best = 0;
+    uint64_t t = UINT64_MAX;
+    for (int i = 0; i < ch->explore; i++) {
+        const plan_candidate *c = &ch->cand[i];
+        uint64_t e = c->runs ? c->score_ps : c->model_ps;
+        if (e < t) {
+            t = e;
+            best = i;
+        }
+    }
+    return &ch->cand[best];
+}
+
+void plan_choice_start(plan_choice *ch, plan_algo algo, int variant)
+{
+    int i = find(ch, algo, variant);
     if (ch->settled || i < 0 || i >= ch->explore)
         return;
     ch->cand[i].started++;
     advance(ch);
 }
 
-void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps)
+void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps)
 {
-    int i = find(ch, ran);
+    int i = find(ch, ran, variant);
     if (ch->settled || i < 0 || i >= ch->explore)
         return;
     plan_candidate *c = &ch->cand[i];
@@ -142,6 +198,11 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps)
         second->t[second->n++] = measured_ps;
         c->score_ps = lower_median(second->t, second->n);
     }
+    uint64_t best = best_score(ch);
+    for (int k = 0; !ch->reopened && k < ch->explore; k++)
+        if (ch->cand[k].score_ps != UINT64_MAX &&
+            beyond(ch->cand[k].score_ps, best, PLAN_CHOICE_LOSS))
+            done(ch, k);
     advance(ch);
 }
 
@@ -149,24 +210,35 @@ int plan_choice_reopen(plan_choice *ch)
 {
     if (!ch->settled || ch->reopened || ch->explore < 2 || ch->trials == 0)
         return 0;
+    uint64_t best = best_score(ch), first[PLAN_CHOICE_EXPLORE_MAX];
+    int close = 0;
+    for (int i = 0; i < ch->explore; i++) {
+        first[i] = ch->cand[i].score_ps;
+        close += first[i] != UINT64_MAX && !beyond(first[i], best, PLAN_CHOICE_CLOSE);
+    }
+    if (close < 2)
+        return 0;
     for (int i = 0; i < ch->explore; i++) {
         ch->cand[i].runs = ch->cand[i].started = ch->second[i].n = 0;
         ch->cand[i].score_ps = UINT64_MAX;
     }
     if (ch->trials <= (UINT32_MAX - 1) / 2)
         ch->trials = 2 * ch->trials + 1;
+    for (int i = 0; i < ch->explore; i++)
+        if (first[i] == UINT64_MAX || beyond(first[i], best, PLAN_CHOICE_CLOSE))
+            done(ch, i);
     ch->settled = 0;
     ch->reopened = 1;
     advance(ch);
     return 1;
 }
 
-void plan_choice_drop(plan_choice *ch, plan_algo algo)
+/* Removes candidate i (see plan_choice_drop). */
+static void drop_one(plan_choice *ch, int i)
 {
-    int i = find(ch, algo);
-    if (i < 0 || ch->n == 1)
-        return;
-    plan_algo current = plan_choice_next(ch);
+    const plan_candidate *cur = plan_choice_current(ch);
+    plan_algo current = cur->algo;
+    int current_variant = cur->variant;
     memmove(&ch->cand[i], &ch->cand[i + 1], sizeof ch->cand[0] * (size_t)(ch->n - i - 1));
     ch->n--;
     if (i < ch->explore) { /* the explored candidates after it keep their samples */
@@ -174,7 +246,7 @@ void plan_choice_drop(plan_choice *ch, plan_algo algo)
                 sizeof ch->second[0] * (size_t)(ch->explore - i - 1));
         ch->explore--;
     }
-    int at = find(ch, current);
+    int at = find(ch, current, current_variant);
     ch->next = at >= 0 ? at : 0;
     if (ch->settled) {
         if (at < 0)
@@ -182,4 +254,18 @@ void plan_choice_drop(plan_choice *ch, plan_algo algo)
         return;
     }
     advance(ch);
+}
+
+void plan_choice_drop(plan_choice *ch, plan_algo algo)
+{
+    int i;
+    while ((i = find_family(ch, algo)) >= 0 && ch->n > 1)
+        drop_one(ch, i);
+}
+
+void plan_choice_remove(plan_choice *ch, plan_algo algo, int variant)
+{
+    int i = find(ch, algo, variant);
+    if (i >= 0 && ch->n > 1)
+        drop_one(ch, i);
 }

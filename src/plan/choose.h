@@ -1,7 +1,9 @@
 /* Choosing the family of a repeated exchange: first by modeled cost, then, while the pattern
  * repeats, by measuring the candidates whose model is close to the best and keeping the
- * fastest. Pure C, no MPI, integer arithmetic: fed the same costs and the same measured times
- * (agreed over ranks by the caller), every rank makes the same choices. */
+ * fastest; a candidate whose measured call loses clearly is not measured again. A candidate is
+ * a family and a variant of it (the caller's: the shim runs a family with its configured window
+ * or a small one). Pure C, no MPI, integer arithmetic: fed the same costs and the same measured
+ * times (agreed over ranks by the caller), every rank makes the same choices. */
 #ifndef HRELAY_PLAN_CHOOSE_H
 #define HRELAY_PLAN_CHOOSE_H
 
@@ -10,12 +12,23 @@
 #include "plan/plan.h"
 
 /* At most this many candidates are measured before settling; of the second round's calls
- * of a candidate, the first PLAN_CHOICE_SECOND are kept for their median. */
-enum { PLAN_CHOICE_EXPLORE_MAX = 4, PLAN_CHOICE_SECOND = 16 };
+ * of a candidate, the first PLAN_CHOICE_SECOND are kept for their median. At most
+ * PLAN_CHOICE_MAX candidates: every family and one more variant. In the first round a measured
+ * candidate whose score is more than PLAN_CHOICE_LOSS percent of the best score is not
+ * measured again; the second round measures only candidates whose first-round score was
+ * within PLAN_CHOICE_CLOSE percent of the best. */
+enum {
+    PLAN_CHOICE_EXPLORE_MAX = 4,
+    PLAN_CHOICE_SECOND = 16,
+    PLAN_CHOICE_MAX = PLAN_ALGO_COUNT + 1,
+    PLAN_CHOICE_LOSS = 125,
+    PLAN_CHOICE_CLOSE = 120
+};
 
-/* One candidate family with its modeled and measured times. */
+/* One candidate, a family and its variant, with its modeled and measured times. */
 typedef struct plan_candidate {
     plan_algo algo;
+    int variant;       /* the caller's variant of the family (0: the usual one) */
     uint64_t model_ps; /* modeled time of one call */
     uint64_t best_ps;  /* fastest measured call of either round; UINT64_MAX before any */
     uint64_t score_ps; /* what the choice compares: best_ps in the first round, the median
@@ -33,7 +46,7 @@ typedef struct plan_samples {
 /* The state of one pattern's choice. */
 typedef struct plan_choice {
     int n;                                 /* candidates, best model first */
-    plan_candidate cand[PLAN_ALGO_COUNT];
+    plan_candidate cand[PLAN_CHOICE_MAX];
     int explore;                           /* cand[0 .. explore) are measured */
     uint32_t trials;                       /* measured calls per explored candidate and
                                               round */
@@ -44,48 +57,64 @@ typedef struct plan_choice {
 } plan_choice;
 
 /* Whether a candidate modeled at t_ps is worth measuring against the best model best_ps: t_ps
- * is at most margin_pct percent or at most slack_ps picoseconds above it (the slack bounds
- * what measuring a misjudged candidate can cost in absolute time, so cheap exchanges, where
- * the model's relative error is largest, are measured more widely). */
-int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct, uint64_t slack_ps);
+ * is at most margin_pct percent above it. */
+int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct);
 
-/* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_ALGO_COUNT, distinct families; the
- * measured fields are reset). Candidates are ordered by model_ps, ties by family number (native
- * first). Explored: every candidate close to the best model (plan_choice_close with margin_pct
- * and slack_ps), and native whenever it is a candidate, at most PLAN_CHOICE_EXPLORE_MAX (best
- * models first, native kept). With trials == 0 or a single explored candidate the choice is
- * settled on the best model at once. The first call runs the best model. */
+/* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_CHOICE_MAX, distinct (family, variant)
+ * pairs; the measured fields are reset). Candidates are ordered by model_ps, ties by family
+ * number (native first), then variant. Explored: every candidate close to the best model
+ * (plan_choice_close with margin_pct), and native whenever it is a candidate, at most
+ * PLAN_CHOICE_EXPLORE_MAX (best models first, native kept). With trials == 0 or a single
+ * explored candidate the choice is settled on the best model at once. The first call runs the
+ * best model. */
 void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
-                      uint64_t slack_ps, uint32_t trials);
+                      uint32_t trials);
 
 /* The family the next call should run. */
 plan_algo plan_choice_next(const plan_choice *ch);
 
-/* Notes that a call that will be measured started with family `algo` (what plan_choice_next
- * said). While exploring, the next call then runs the explored candidate started the fewest
+/* The candidate (family and variant) the next call should run. */
+const plan_candidate *plan_choice_current(const plan_choice *ch);
+
+/* The explored candidate with the best estimate now: its score where measured in the current
+ * round, else its model. */
+const plan_candidate *plan_choice_best(const plan_choice *ch);
+
+/* Notes that a call that will be measured started with candidate (algo, variant) (what
+ * plan_choice_current said). While exploring, the next call then runs the explored candidate started the fewest
  * times (the lowest index on ties): round-robin, `trials` calls each; once every explored
  * candidate was started that often, the fastest measured so far until the choice settles.
  * Measurements may arrive later (plan_choice_record). Ignored once settled. */
-void plan_choice_start(plan_choice *ch, plan_algo algo);
+void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
-/* Records that a call ran `ran` in measured_ps (ignored if `ran` is not an explored candidate
- * or the choice is settled). Once every explored candidate has `trials` measurements the
- * choice settles on the smallest score_ps (the lower index on ties). */
-void plan_choice_record(plan_choice *ch, plan_algo ran, uint64_t measured_ps);
+/* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
+ * explored candidate or the choice is settled). In the first round, a measured candidate whose
+ * fastest call is more than PLAN_CHOICE_LOSS percent of the fastest call of all is done (not
+ * run again while exploring); the second round, whose medians must not be decided by one fast
+ * call, measures every candidate in it fully. Once every explored candidate has `trials`
+ * measurements (or is done) the choice settles on the smallest score_ps (the lower index on
+ * ties). */
+void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
 /* Starts a second round of measurement among the explored candidates of a choice that
  * settled by measuring them: each is measured 2 trials + 1 more times (trials becomes that),
  * round-robin as before, and the choice then settles on the smallest median of a candidate's
  * second-round calls (the lower middle one of the first PLAN_CHOICE_SECOND): a typical warm
  * call, which the fastest call would overstate for a candidate whose calls are fast only now
- * and then, and which a few calls slowed down by the machine cannot move. Once per
- * choice: returns 1 if it reopened the choice, 0 if it was not settled, was settled without
- * measuring (fewer than two explored or trials == 0) or was reopened before. */
+ * and then, and which a few calls slowed down by the machine cannot move. Only candidates
+ * whose first-round score was within PLAN_CHOICE_CLOSE percent of the best are measured again.
+ * Once per choice: returns 1 if it reopened the choice, 0 if it was not settled, was settled
+ * without measuring (fewer than two explored or trials == 0), fewer than two candidates were
+ * close enough, or was reopened before. */
 int plan_choice_reopen(plan_choice *ch);
 
-/* Removes `algo` from the candidates (it cannot run: planning failed, memory limit); the
- * choice continues among the others and settles if fewer than two explored remain. Never
- * removes the last candidate. */
+/* Removes candidate (algo, variant) if there is one and it is not the last; the choice
+ * continues as after plan_choice_drop. */
+void plan_choice_remove(plan_choice *ch, plan_algo algo, int variant);
+
+/* Removes family `algo` (every variant) from the candidates (it cannot run: planning failed,
+ * memory limit); the choice continues among the others and settles if fewer than two explored
+ * remain. Never removes the last candidate. */
 void plan_choice_drop(plan_choice *ch, plan_algo algo);
 
 #endif

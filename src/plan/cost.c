@@ -32,34 +32,62 @@ static unsigned ceil_log2(int p)
     return k;
 }
 
+/* One rank's time in one block of MPICH's scattered algorithm: it receives from rank + off
+ * (col[(rank + off) * stride]) and sends to rank - off (row[]) for off in [b0, b0 + ss), all
+ * at once (0 when it has no message in the block). */
+static uint64_t native_block(int p, int r, int b0, int ss, const uint64_t *row,
+                             const uint64_t *col, size_t stride, const plan_cost_params *c)
+{
+    uint64_t sent = 0, recvd = 0, n = 0;
+    for (int j = 0; j < ss; j++) {
+        int off = b0 + j;
+        if (off == 0)
+            continue; /* the message to itself is a local copy */
+        uint64_t in = col[(size_t)((r + off) % p) * stride];
+        uint64_t out = row[(r - off % p + p) % p];
+        n += (in != 0) + (out != 0);
+        recvd = sat_add(recvd, in);
+        sent = sat_add(sent, out);
+    }
+    if (n == 0)
+        return 0;
+    uint64_t big = sent > recvd ? sent : recvd, small = sent > recvd ? recvd : sent;
+    return sat_add(sat_add(c->alpha_ps, sat_mul(c->gap_ps, n - 1)),
+                   sat_add(bytes_ps(big, c->beta_fs, 100),
+                           bytes_ps(small, c->beta_fs, c->native_pct)));
+}
+
+/* Peers per block of the scattered algorithm. */
+static int throttle(const plan_cost_params *c)
+{
+    return c->throttle ? (int)c->throttle : 1;
+}
+
+size_t plan_cost_native_blocks(int p, const plan_cost_params *c)
+{
+    return p < 1 ? 0 : ((size_t)p + (size_t)throttle(c) - 1) / (size_t)throttle(c);
+}
+
+void plan_cost_native_rank(int p, int rank, const uint64_t *row, const uint64_t *col,
+                           const plan_cost_params *c, uint64_t *block)
+{
+    int t = throttle(c);
+    for (int b0 = 0, b = 0; b0 < p; b0 += t, b++)
+        block[b] = native_block(p, rank, b0, p - b0 < t ? p - b0 : t, row, col, 1, c);
+}
+
 /* MPICH's scattered algorithm (see plan_cost_native). */
 static uint64_t native_scattered(const plan_matrix *m, const plan_cost_params *c)
 {
-    int p = m->p, t = c->throttle ? (int)c->throttle : 1;
+    int p = m->p, t = throttle(c);
     uint64_t total = 0;
     for (int b0 = 0; b0 < p; b0 += t) {
-        int ss = p - b0 < t ? p - b0 : t;
         uint64_t worst = 0;
         for (int r = 0; r < p; r++) {
-            uint64_t sent = 0, recvd = 0, n = 0;
-            for (int j = 0; j < ss; j++) {
-                int off = b0 + j;
-                if (off == 0)
-                    continue; /* the message to itself is a local copy */
-                uint64_t in = plan_matrix_at(m, (r + off) % p, r);
-                uint64_t out = plan_matrix_at(m, r, (r - off % p + p) % p);
-                n += (in != 0) + (out != 0);
-                recvd += in;
-                sent += out;
-            }
-            if (n == 0)
-                continue;
-            uint64_t big = sent > recvd ? sent : recvd, small = sent > recvd ? recvd : sent;
-            uint64_t tr = sat_add(sat_add(c->alpha_ps, sat_mul(c->gap_ps, n - 1)),
-                                  sat_add(bytes_ps(big, c->beta_fs, 100),
-                                          bytes_ps(small, c->beta_fs, c->native_pct)));
-            if (tr > worst)
-                worst = tr;
+            uint64_t tr = native_block(p, r, b0, p - b0 < t ? p - b0 : t,
+                                       m->bytes + (size_t)r * (size_t)p, m->bytes + r,
+                                       (size_t)p, c);
+            worst = tr > worst ? tr : worst;
         }
         total = sat_add(total, worst);
     }
@@ -77,27 +105,64 @@ static uint64_t largest_pair(const plan_matrix *m)
     return big;
 }
 
+/* MPI_IN_PLACE: 2p - 3 pairwise exchanges of the largest message between one pair. */
+static uint64_t native_inplace(int p, uint64_t largest, const plan_cost_params *c)
+{
+    uint64_t one = sat_add(c->alpha_ps, bytes_ps(largest, c->beta_fs, c->duplex_pct));
+    return sat_mul(one, 2 * (uint64_t)p - 3);
+}
+
+/* MPI_Alltoall of `per` bytes per pair: Bruck's or the pairwise algorithm's time in *ps and 1,
+ * or 0 where MPICH runs the scattered algorithm. */
+static int native_alltoall(int p, uint64_t per, const plan_cost_params *c, uint64_t *ps)
+{
+    if (per <= 256 && p >= 8) {
+        uint64_t round =
+            sat_add(c->alpha_ps, bytes_ps(sat_mul(per, (uint64_t)p) / 2, c->beta_fs, c->duplex_pct));
+        *ps = sat_mul(round, ceil_log2(p));
+        return 1;
+    }
+    if (per > 32768) {
+        *ps = sat_mul(sat_add(c->alpha_ps, bytes_ps(per, c->beta_fs, c->duplex_pct)),
+                      (uint64_t)p - 1);
+        return 1;
+    }
+    return 0;
+}
+
 uint64_t plan_cost_native(const plan_matrix *m, plan_native_kind kind, const plan_cost_params *c)
 {
     int p = m->p;
     if (p < 2)
         return 0;
-    uint64_t per = 0;
-    if (kind == PLAN_NATIVE_INPLACE) {
-        uint64_t one = sat_add(c->alpha_ps, bytes_ps(largest_pair(m), c->beta_fs, c->duplex_pct));
-        return sat_mul(one, 2 * (uint64_t)p - 3);
-    }
-    if (kind == PLAN_NATIVE_ALLTOALL && plan_matrix_is_uniform(m, &per)) {
-        if (per <= 256 && p >= 8) {
-            uint64_t round = sat_add(c->alpha_ps,
-                                     bytes_ps(per * (uint64_t)p / 2, c->beta_fs, c->duplex_pct));
-            return sat_mul(round, ceil_log2(p));
-        }
-        if (per > 32768)
-            return sat_mul(sat_add(c->alpha_ps, bytes_ps(per, c->beta_fs, c->duplex_pct)),
-                           (uint64_t)p - 1);
-    }
+    uint64_t per = 0, ps;
+    if (kind == PLAN_NATIVE_INPLACE)
+        return native_inplace(p, largest_pair(m), c);
+    if (kind == PLAN_NATIVE_ALLTOALL && plan_matrix_is_uniform(m, &per) &&
+        native_alltoall(p, per, c, &ps))
+        return ps;
     return native_scattered(m, c);
+}
+
+uint64_t plan_cost_native_figures(int p, plan_native_kind kind, uint64_t uniform,
+                                  uint64_t largest, const uint64_t *block, size_t nblocks,
+                                  const plan_cost_params *c)
+{
+    uint64_t ps = 0;
+    if (p < 2)
+        return 0;
+    if (kind == PLAN_NATIVE_INPLACE)
+        return native_inplace(p, largest, c);
+    if (kind == PLAN_NATIVE_ALLTOALL && uniform && native_alltoall(p, uniform, c, &ps))
+        return ps;
+    for (size_t b = 0; b < nblocks; b++)
+        ps = sat_add(ps, block[b]);
+    return ps;
+}
+
+uint64_t plan_cost_bytes(uint64_t bytes, const plan_cost_params *c)
+{
+    return bytes_ps(bytes, c->beta_fs, 100);
 }
 
 /* The synchronous model: per step step_ps plus its largest transfer (see plan_cost_plan). */

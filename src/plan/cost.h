@@ -62,6 +62,28 @@ plan_cost_params plan_cost_defaults(void);
 uint64_t plan_cost_native(const plan_matrix *m, plan_native_kind kind,
                           const plan_cost_params *c);
 
+/* Blocks of MPICH's scattered algorithm on p ranks: ceil(p / throttle). */
+size_t plan_cost_native_blocks(int p, const plan_cost_params *c);
+
+/* One rank's part of the scattered model, known before anything is exchanged: into block[b]
+ * (b < plan_cost_native_blocks) the modeled time of block b for rank `rank`, from the bytes it
+ * sends to each rank (row) and receives from each rank (col). The maximum over ranks of each
+ * block, summed over blocks, is plan_cost_native's scattered model of the matrix whose rows
+ * are the ranks' rows and whose columns their cols. */
+void plan_cost_native_rank(int p, int rank, const uint64_t *row, const uint64_t *col,
+                           const plan_cost_params *c, uint64_t *block);
+
+/* plan_cost_native from figures of the matrix instead of the matrix: `uniform` the bytes of
+ * every off-diagonal entry if they are all equal and not zero, else 0; `largest` the largest
+ * off-diagonal entry; block[0 .. nblocks) the scattered model's blocks, each the maximum over
+ * ranks of plan_cost_native_rank. Equal to plan_cost_native for every matrix. */
+uint64_t plan_cost_native_figures(int p, plan_native_kind kind, uint64_t uniform,
+                                  uint64_t largest, const uint64_t *block, size_t nblocks,
+                                  const plan_cost_params *c);
+
+/* Picoseconds for moving `bytes` one way at the calibrated rate (beta). */
+uint64_t plan_cost_bytes(uint64_t bytes, const plan_cost_params *c);
+
 /* Modeled time in picoseconds of running pl with hrelay's executor: per step step_ps plus
  * beta times its largest transfer, weighted by duplex_pct in full-duplex plans where some
  * rank both sends and receives in the step. A half-duplex plan on links with duplex_pct < 200

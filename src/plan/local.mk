@@ -28,5 +28,8 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/node.h src/plan/node_pieces.h src/plan/node_pieces.c \
 	src/plan/node_build.c src/plan/node_own.c src/plan/node_aggregate.c \
 	src/plan/node_local.c src/plan/node_verify.c \
-	src/plan/choose.h src/plan/choose.c
+	src/plan/choose.h src/plan/choose.c \
+	src/plan/summary.h src/plan/summary.c \
+	src/plan/learn.h src/plan/learn.c \
+	src/plan/forecast.h src/plan/forecast.c
 libhrelay_plan_la_LIBADD = -lm

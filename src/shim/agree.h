@@ -6,6 +6,7 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "plan/summary.h"
 #include "shim/settings.h"
 
 /* One rank's part of a call's agreement, and after shim_agree what the ranks agreed. Each
@@ -14,45 +15,67 @@ typedef struct shim_agreement {
     /* combined by AND: true after the agreement only if true on every rank */
     uint64_t slots; /* cache slots this rank's call matches (bit i: slot i < SHIM_CACHE_MAX) */
     int ok;         /* this rank's arguments are fine */
-    int timed;      /* this rank timed the previous agreed call (prev_ps) */
+    int timed;      /* this rank timed the previous agreed call (prev_*_ps) */
     int can_gather; /* this rank has the memory to gather the pattern */
+    int repeat;     /* this rank's part of the pattern is one of its last agreed calls' at the
+                       same site: after, the whole pattern probably repeats */
+    int history;    /* this rank holds the history of its site (shim_history_ready) */
     /* combined by MAX */
-    uint64_t prev_ps; /* this rank's time of the previous agreed call; after: the slowest's */
+    uint64_t prev_exec_ps;  /* this rank's time of the previous agreed call's exchange (the
+                               plan's self-copy and run, or MPI's call); after: the slowest's */
+    uint64_t prev_whole_ps; /* and of that whole call (agreements, gather, planning
+                               included) */
     int prepared;     /* the slot this rank prepared a run for, -1 for none; after: the slot
                          every rank that prepared one prepared, or -1 if they differ (or none
                          did) */
+    int site;         /* this rank's index of the call's site, -1 for none; after: the index
+                         if every rank brought the same, else -1 */
+    uint64_t unchecked; /* calls this rank made at the site without agreement since its last
+                           agreed call there */
+    /* the call's summary: its max words by MAX, its sum words by SUM, its blocks by MAX (the
+       block array is the caller's, summary.nblocks words) */
+    plan_summary summary;
 } shim_agreement;
 
 /* The wire form of an agreement: SHIM_AGREE_AND words combined by bitwise AND, then
- * SHIM_AGREE_MAX words by maximum, then SHIM_AGREE_SUM words by sum, all unsigned 64-bit.
- * A new field takes a word in the range of its operation (shim_agree_pack and _unpack place
- * it); the element type and the reduction follow these counts. */
+ * SHIM_AGREE_SUM words by sum, then SHIM_AGREE_MAX words and the summary's blocks by maximum,
+ * all unsigned 64-bit; shim_agree_words(nblocks) words in all. The first word holds that
+ * length (the same on every rank, so AND keeps it), which is how the reduction knows an
+ * element's layout. A new field takes a word in the range of its operation (shim_agree_pack and
+ * _unpack place it). */
 enum {
-    SHIM_AGREE_AND = 1, /* slots and the three flags */
-    SHIM_AGREE_MAX = 3, /* prev_ps, and `prepared` twice (1 + slot, SHIM_CACHE_MAX - slot) */
-    SHIM_AGREE_SUM = 0,
-    SHIM_AGREE_WORDS = SHIM_AGREE_AND + SHIM_AGREE_MAX + SHIM_AGREE_SUM
+    SHIM_AGREE_AND = 3, /* the length, the slots, the flags */
+    SHIM_AGREE_SUM = PLAN_SUMMARY_SUM,
+    SHIM_AGREE_MAX = 7 + PLAN_SUMMARY_MAX, /* two times, `prepared` and `site` twice each
+                                              (1 + index, LIMIT - index), `unchecked`, the
+                                              summary's max words */
+    SHIM_AGREE_FIXED = SHIM_AGREE_AND + SHIM_AGREE_SUM + SHIM_AGREE_MAX
 };
 
-/* Packs a into its wire form w. */
-void shim_agree_pack(const shim_agreement *a, uint64_t w[SHIM_AGREE_WORDS]);
+/* The words of an agreement whose summary has nblocks blocks. */
+int shim_agree_words(size_t nblocks);
 
-/* Unpacks the wire form w (as combined over ranks) into a. */
-void shim_agree_unpack(const uint64_t w[SHIM_AGREE_WORDS], shim_agreement *a);
+/* Packs a into its wire form w (shim_agree_words(a->summary.nblocks) words). */
+void shim_agree_pack(const shim_agreement *a, uint64_t *w);
+
+/* Unpacks the wire form w (as combined over ranks) into a; a->summary.block must hold
+ * a->summary.nblocks words and a->summary.p be set. */
+void shim_agree_unpack(const uint64_t *w, shim_agreement *a);
 
 /* Combines n wire forms in into inout, word by word with each range's operation (what the
- * reduction does between two ranks). */
+ * reduction does between two ranks); each element's length is in its first word. */
 void shim_agree_combine(const uint64_t *in, uint64_t *inout, int n);
 
-/* Creates the reduction operation of the agreement and its element type (at MPI_Init).
- * Returns an MPI error code (then nothing is left allocated). */
-int shim_agree_op_create(MPI_Op *op, MPI_Datatype *type);
+/* Creates the reduction operation of the agreement (at MPI_Init). Returns an MPI error code. */
+int shim_agree_op_create(MPI_Op *op);
 
-/* Frees what shim_agree_op_create made (at MPI_Finalize). */
-void shim_agree_op_free(MPI_Op *op, MPI_Datatype *type);
+/* Creates the element type of agreements of `words` words (one per communicator). Returns an
+ * MPI error code (then *type is MPI_DATATYPE_NULL). */
+int shim_agree_type_create(int words, MPI_Datatype *type);
 
-/* One small allreduce over comm: a (this rank's part) becomes what all ranks agreed. Returns
- * an MPI error code. */
-int shim_agree(shim_agreement *a, MPI_Comm comm);
+/* One small allreduce over comm of an element of type `type` (shim_agree_type_create with
+ * shim_agree_words(a->summary.nblocks)), w its scratch of as many words: a (this rank's part)
+ * becomes what all ranks agreed. Returns an MPI error code. */
+int shim_agree(shim_agreement *a, MPI_Comm comm, MPI_Datatype type, uint64_t *w);
 
 #endif

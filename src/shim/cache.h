@@ -23,6 +23,8 @@ typedef struct shim_prog {
     size_t nsteps;
     uint64_t model_ps; /* plan_cost_plan */
     size_t nsegments;  /* of the whole plan */
+    uint64_t mean_transfer; /* bytes per transfer of the whole plan */
+    uint32_t max_ops;       /* the most transfers one rank sends and receives in the plan */
 } shim_prog;
 
 /* Releases one reference (freeing at the last); p may be NULL. */
@@ -51,9 +53,12 @@ typedef struct shim_slot {
     plan_choice choice;
     shim_prog *prog[PLAN_ALGO_COUNT];
     uint64_t model_native_ps;
+    uint64_t overhead_ps; /* the model of what the pattern's first call cost beyond its
+                             exchange (agreements, gather, planning) */
     /* between shim_decide and shim_decide_trim: the candidates and what happened */
     int ncand;
-    plan_candidate cand[PLAN_ALGO_COUNT];
+    plan_candidate cand[PLAN_CHOICE_MAX];
+    uint32_t trials; /* measured calls per candidate (0: decided by the model) */
     uint32_t failed; /* bit per family whose planning failed on this rank */
     int planned;     /* plans built */
 } shim_slot;

@@ -25,7 +25,13 @@ typedef struct shim_call {
     int status;       /* shim_describe's result on this rank */
     shim_facts facts; /* what the pattern is matched on besides the bytes */
     uint64_t row_hash;
+    uint64_t pattern; /* this rank's part of the pattern: row and facts (a hash; 0: none) */
     shim_run run;     /* what this rank prepared to run */
+    /* after the agreement */
+    int hist;         /* the agreed site whose history learns (-1: the communicator's only) */
+    int cls;          /* the size class (plan_learn_class), -1: not learning (not auto) */
+    int explored;     /* the call runs a candidate to measure it */
+    uint64_t best_ps; /* the best estimate then */
 } shim_call;
 
 #endif

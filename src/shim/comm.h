@@ -6,10 +6,36 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "plan/forecast.h"
 #include "plan/plan.h"
+#include "plan/summary.h"
 #include "shim/cache.h"
 #include "shim/site.h"
 #include "shim/state.h"
+
+/* Call sites per communicator that learn on their own (the others share the communicator's
+ * history). */
+enum { SHIM_HISTORY_SITES = 8 };
+
+/* The previous agreed call, whose measured times the next agreement carries, and what the
+ * measurements are compared with. */
+typedef struct shim_prev {
+    int timed;         /* this rank measured it; else nothing is learned from it */
+    uint64_t exec_ps;  /* its exchange: the plan's self-copy and run, or MPI's call */
+    uint64_t whole_ps; /* the whole call */
+    int slot;          /* the cache slot whose choice it measured, -1: none */
+    uint64_t gen;      /* that slot's filling */
+    plan_algo algo;    /* what ran */
+    int variant;
+    int hist;          /* the agreed site whose history learns from it, -1: none */
+    long site;         /* this rank's index of its site (statistics), -1: none */
+    int cls;           /* its size class, -1: nothing to learn (not auto) */
+    uint64_t model_ps; /* the model of its exchange */
+    int over_key;      /* PLAN_LEARN_HIT or PLAN_LEARN_MISS */
+    uint64_t over_model_ps; /* the model of the rest of the call */
+    int explored;      /* it ran a candidate to measure it */
+    uint64_t best_ps;  /* the best estimate then (what exploring is charged against) */
+} shim_prev;
 
 /* hrelay's state for one user intracommunicator, an attribute of it. Only the thread making
  * a collective call on the communicator touches it (MPI forbids concurrent collectives on one
@@ -25,11 +51,18 @@ typedef struct shim_comm {
     uint64_t quiet_until;  /* calls up to this number run natively without agreement */
     uint64_t quiet_len;    /* the length of the next run of unchecked calls */
     uint64_t patterns;     /* distinct patterns gathered so far */
-    /* the previous agreed call, whose time the next agreement carries */
-    int prev_slot; /* -1: none (or not timed) */
-    uint64_t prev_gen;
-    plan_algo prev_algo;
-    uint64_t prev_ps;
+    uint64_t last_agreed;  /* `calls` at the last agreed call */
+    shim_prev prev;        /* the previous agreed call */
+    MPI_Datatype agree_type; /* the agreement's element (agree.h) */
+    uint64_t *agree_buf;   /* its wire form (shim_agree_words of the summary's blocks) */
+    plan_summary summary;  /* this call's summary: this rank's, then agreed (its blocks are
+                              the record's) */
+    plan_history *hist;    /* what the communicator learned (part of the record) */
+    plan_budget budget;    /* what its calls and exploring cost */
+    plan_history *site_hist[SHIM_HISTORY_SITES]; /* per agreed site index, created on first
+                              use; agreed: all ranks have it or none uses it */
+    unsigned char site_off[SHIM_HISTORY_SITES]; /* a rank could not create it: not used */
+    const char *last_why;  /* the reason of the last forecast printed (HRELAY_VERBOSE) */
     int nslots;
     shim_slot *slot;
     shim_sites sites;
@@ -38,6 +71,8 @@ typedef struct shim_comm {
     MPI_Count *scount, *rcount; /* normalised counts of the current call */
     MPI_Aint *sdispl, *rdispl;  /* normalised displacements in bytes */
     uint64_t *row;              /* this call's row */
+    uint64_t *col;              /* this call's column: bytes each rank sends this one (from the
+                                   receive counts) */
 } shim_comm;
 
 /* The first run of unchecked native calls after a request changes (see call.c). */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shim/agree.h"
 #include "shim/comm.h"
 #include "shim/log.h"
 
@@ -22,6 +23,8 @@ static void record_free(shim_comm *rec)
 {
     for (int i = 0; i < rec->nslots; i++)
         shim_slot_clear(&rec->slot[i]);
+    for (int i = 0; i < SHIM_HISTORY_SITES; i++)
+        free(rec->site_hist[i]);
     shim_sites_free(&rec->sites);
     free(rec->gather);
     free(rec);
@@ -88,6 +91,7 @@ static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
         shim_world_unlock(w);
     }
     PMPI_Comm_free(&rec->priv);
+    PMPI_Type_free(&rec->agree_type);
     record_free(rec);
     return MPI_SUCCESS;
 }
@@ -106,21 +110,34 @@ int shim_comm_keyval_create(int *keyval)
 }
 
 /* Allocates a zeroed record for p ranks and nslots cache slots, with all its arrays in one
- * block (but the matrix: shim_comm_gather_buffer); NULL when out of memory. */
+ * block (but the matrix: shim_comm_gather_buffer, and the sites' histories); NULL when out of
+ * memory. */
 static shim_comm *record_alloc(int p, int nslots)
 {
     size_t n = (size_t)p, k = (size_t)nslots;
-    size_t words = n + 2 * k * n;
-    size_t bytes = sizeof(shim_comm) + k * sizeof(shim_slot) + words * sizeof(uint64_t) +
-                   2 * n * sizeof(MPI_Count) + 2 * n * sizeof(MPI_Aint);
+    size_t nblocks = plan_summary_blocks(p, &shim_g.cfg.cost);
+    size_t agree = (size_t)shim_agree_words(nblocks);
+    size_t words = 2 * n + 2 * k * n + agree + nblocks;
+    size_t bytes = sizeof(shim_comm) + sizeof(plan_history) + k * sizeof(shim_slot) +
+                   words * sizeof(uint64_t) + 2 * n * sizeof(MPI_Count) +
+                   2 * n * sizeof(MPI_Aint);
     shim_comm *rec = calloc(1, bytes);
     if (!rec)
         return NULL;
     char *c = (char *)(rec + 1);
+    rec->hist = (plan_history *)c;
+    c += sizeof(plan_history);
     rec->slot = (shim_slot *)c;
     c += k * sizeof(shim_slot);
     rec->row = (uint64_t *)c;
     c += n * sizeof(uint64_t);
+    rec->col = (uint64_t *)c;
+    c += n * sizeof(uint64_t);
+    rec->agree_buf = (uint64_t *)c;
+    c += agree * sizeof(uint64_t);
+    rec->summary.block = (uint64_t *)c;
+    rec->summary.nblocks = nblocks;
+    c += nblocks * sizeof(uint64_t);
     for (size_t i = 0; i < k; i++) {
         rec->slot[i].row = (uint64_t *)c;
         rec->slot[i].col = (uint64_t *)c + n;
@@ -134,6 +151,7 @@ static shim_comm *record_alloc(int p, int nslots)
     c += n * sizeof(MPI_Aint);
     rec->rdispl = (MPI_Aint *)c;
     rec->nslots = nslots;
+    rec->agree_type = MPI_DATATYPE_NULL;
     return rec;
 }
 
@@ -149,7 +167,10 @@ static shim_comm *record_create(MPI_Comm comm)
     PMPI_Comm_size(priv, &p);
     PMPI_Comm_rank(priv, &rank);
     shim_comm *rec = record_alloc(p, shim_g.cfg.cache_size);
-    ok = rec != NULL && live(shim_g.world, rec, 1) == 0;
+    ok = rec != NULL &&
+         shim_agree_type_create(shim_agree_words(rec->summary.nblocks), &rec->agree_type) ==
+             MPI_SUCCESS &&
+         live(shim_g.world, rec, 1) == 0;
     if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, priv) != MPI_SUCCESS)
         ok = 0;
     if (ok && rec) {
@@ -158,13 +179,16 @@ static shim_comm *record_create(MPI_Comm comm)
         rec->rank = rank;
         rec->request = SHIM_REQUEST_ENV;
         rec->last = -1;
-        rec->prev_slot = -1;
+        rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
         rec->quiet_len = SHIM_QUIET_FIRST;
         if (PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
             return rec;
     }
-    if (rec)
+    if (rec) {
         live(shim_g.world, rec, 0);
+        if (rec->agree_type != MPI_DATATYPE_NULL)
+            PMPI_Type_free(&rec->agree_type);
+    }
     free(rec);
     PMPI_Comm_free(&priv);
     return NULL;

@@ -10,7 +10,9 @@
 #include "plan/walker_otto.h"
 #include "shim/decide.h"
 #include "shim/dump.h"
+#include "shim/history.h"
 #include "shim/log.h"
+#include "shim/run.h"
 #include "shim/state.h"
 
 uint64_t shim_grain(uint64_t cfg_grain, uint64_t size_gcd, int dense)
@@ -64,6 +66,21 @@ int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matr
     prog->nsteps = pl.nsteps;
     prog->nsegments = pl.nsegments;
     prog->model_ps = plan_cost_plan(&pl, &shim_g.cfg.cost);
+    uint64_t bytes = 0;
+    uint32_t *ops = calloc((size_t)pl.p, sizeof *ops); /* sends and receives per rank */
+    for (size_t t = 0; t < pl.ntransfers; t++) {
+        bytes += pl.transfers[t].bytes;
+        if (ops) {
+            ops[pl.transfers[t].src]++;
+            ops[pl.transfers[t].dst]++;
+        }
+    }
+    prog->mean_transfer = pl.ntransfers ? bytes / pl.ntransfers : 0;
+    for (int r = 0; r < pl.p; r++)
+        prog->max_ops = ops && ops[r] > prog->max_ops ? ops[r] : prog->max_ops;
+    if (!ops) /* unknown: as if the window mattered */
+        prog->max_ops = UINT32_MAX;
+    free(ops);
     dump(rec, &pl, m);
     int rc = plan_local_detach(&prog->lo, &err);
     plan_free(&pl);
@@ -76,79 +93,35 @@ int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matr
     return 0;
 }
 
-/* Modeled latency of one agreement (an allreduce: a round trip per level of a tree). */
-static uint64_t agree_ps(int p)
+/* The name of candidate c for verbose lines. */
+static const char *candidate_name(const plan_candidate *c, char *buf, size_t cap)
 {
-    uint64_t levels = 0;
-    while ((1ull << levels) < (uint64_t)p)
-        levels++;
-    return 2 * levels * shim_g.cfg.cost.alpha_ps;
+    return shim_run_name(c->algo, c->variant, buf, cap);
 }
-
-/* HRELAY_TUNE_SLACK in picoseconds. */
-static uint64_t slack_ps(void)
-{
-    return (uint64_t)shim_g.cfg.slack_us * 1000000u;
-}
-
-/* Families auto considers, in planning order (the usual winner first). */
-static const plan_algo auto_families[] = {PLAN_ALGO_DIRECT,    PLAN_ALGO_WALKER_OTTO,
-                                          PLAN_ALGO_GREEDY,    PLAN_ALGO_STEPWISE,
-                                          PLAN_ALGO_FORWARD,   PLAN_ALGO_TRANSPOSE};
-enum { NAUTO = sizeof auto_families / sizeof auto_families[0] };
 
 /* Prints the decision for a new pattern (HRELAY_VERBOSE >= 1). */
 static void log_decision(const shim_comm *rec, const shim_slot *s, const plan_matrix *m)
 {
-    char line[768];
+    char line[768], name[48];
     size_t n = 0;
     for (int i = 0; i < s->choice.n && n < sizeof line; i++)
         n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.3g ms%s", i ? ", " : "",
-                              plan_algo_name(s->choice.cand[i].algo),
+                              candidate_name(&s->choice.cand[i], name, sizeof name),
                               (double)s->choice.cand[i].model_ps * 1e-9,
                               i < s->choice.explore && !s->choice.settled ? " (measured next)"
                                                                           : "");
     shim_log(1, "new pattern on %d ranks (%llu bytes at most per rank, bound %.3g ms): %s; runs %s",
              rec->p, (unsigned long long)plan_matrix_lower_bound(m, shim_g.cfg.duplex),
              (double)plan_cost_bound(m, shim_g.cfg.duplex, &shim_g.cfg.cost) * 1e-9, line,
-             plan_algo_name(plan_choice_next(&s->choice)));
+             candidate_name(plan_choice_current(&s->choice), name, sizeof name));
 }
 
-/* The most optimistic modeled schedule time of family a on m (P ranks), given the bound of
- * the links' duplex mode and the time of a step per message of the busiest rank (sent and
- * received ones together under half duplex: no schedule of whole or split messages has fewer
- * steps). forward's steps are half duplex whatever the links: under full-duplex links its
- * bytes are bounded as plan_cost_plan counts a half-duplex plan there (plan_cost_overlap_bound)
- * and its steps by the half-duplex degree; for transpose's two rounds twice the bound less the
- * share that stays, and 2 (P - 1) steps. */
-static uint64_t optimistic_ps(plan_algo a, const plan_matrix *m, int p, uint64_t bound,
-                              uint64_t steps, const plan_cost_params *cost)
+/* Records candidate algo (its variant) with modeled time t in s (its plan, if any, is in
+ * s->prog). */
+static void add_candidate(shim_slot *s, plan_algo algo, int variant, uint64_t t)
 {
-    if (a == PLAN_ALGO_TRANSPOSE)
-        return 2 * (bound / (uint64_t)p) * (uint64_t)(p - 1) +
-               2 * (uint64_t)(p - 1) * cost->step_ps;
-    if (a == PLAN_ALGO_FORWARD && shim_g.cfg.duplex != PLAN_DUPLEX_HALF)
-        return plan_cost_overlap_bound(m, cost) +
-               (uint64_t)plan_matrix_max_degree(m, PLAN_DUPLEX_HALF) * cost->step_ps;
-    return bound + steps;
-}
-
-/* Modeled planning time of family a on m, its plan having nsegments segments (before
- * planning: as many as messages); forward's planner does far more work per byte moved, so its
- * time is modeled from its packets alone (nsegments unused: the same before and after
- * planning). */
-static uint64_t planning_ps(plan_algo a, const plan_matrix *m, const plan_options *o,
-                            size_t nsegments, const plan_cost_params *cost)
-{
-    if (a == PLAN_ALGO_FORWARD)
-        return plan_cost_planning_forward(m, o->packet_bytes, cost);
-    return plan_cost_planning(m, nsegments, cost);
-}
-
-/* Records candidate algo with modeled time t in s (its plan, if any, is in s->prog). */
-static void add_candidate(shim_slot *s, plan_algo algo, uint64_t t)
-{
-    s->cand[s->ncand++] = (plan_candidate){.algo = algo, .model_ps = t};
+    if (s->ncand < PLAN_CHOICE_MAX)
+        s->cand[s->ncand++] = (plan_candidate){.algo = algo, .variant = variant, .model_ps = t};
 }
 
 /* Plans family algo into s; on failure marks it failed (s->failed). Returns 0 or -1. */
@@ -171,10 +144,10 @@ static void decide_fixed(shim_comm *rec, shim_slot *s, plan_algo fixed, const pl
                          const plan_options *o)
 {
     if (fixed != PLAN_ALGO_NATIVE && plan_into(rec, s, fixed, m, o) == 0)
-        add_candidate(s, fixed, 0);
+        add_candidate(s, fixed, 0, 0);
     if (fixed == PLAN_ALGO_TRANSPOSE || fixed == PLAN_ALGO_FORWARD)
-        add_candidate(s, PLAN_ALGO_DIRECT, 1);
-    add_candidate(s, PLAN_ALGO_NATIVE, 2);
+        add_candidate(s, PLAN_ALGO_DIRECT, 0, 1);
+    add_candidate(s, PLAN_ALGO_NATIVE, 0, 2);
 }
 
 /* Whether a candidate already in s has a plan of pg's shape: the same steps, segments and
@@ -191,74 +164,102 @@ static int same_shape_planned(const shim_slot *s, const shim_prog *pg)
     return 0;
 }
 
+/* Modeled planning time of family a on m, its plan having nsegments segments; forward's
+ * from its packets (the same before and after planning). */
+static uint64_t planning_ps(plan_algo a, const plan_matrix *m, const plan_options *o,
+                            size_t nsegments, const plan_cost_params *cost)
+{
+    if (a == PLAN_ALGO_FORWARD)
+        return plan_cost_planning_forward(m, o->packet_bytes, cost);
+    return plan_cost_planning(m, nsegments, cost);
+}
+
+/* Families auto plans, in planning order (the usual winner first). */
+static const plan_algo auto_families[] = {PLAN_ALGO_DIRECT,    PLAN_ALGO_WALKER_OTTO,
+                                          PLAN_ALGO_GREEDY,    PLAN_ALGO_STEPWISE,
+                                          PLAN_ALGO_FORWARD,   PLAN_ALGO_TRANSPOSE};
+enum { NAUTO = sizeof auto_families / sizeof auto_families[0] };
+
+/* auto: the best plan candidate of s also runs with a small window when its transfers are
+ * large enough for the window to matter and some rank has more operations than the small
+ * window holds (measuring may tell them apart). */
+static void add_window_variant(shim_slot *s, const plan_forecast *fc, const uint64_t *planning,
+                               uint64_t agree, uint64_t gather)
+{
+    int best = -1;
+    for (int i = 0; i < s->ncand; i++)
+        if (s->cand[i].algo != PLAN_ALGO_NATIVE &&
+            (best < 0 || s->cand[i].model_ps < s->cand[best].model_ps))
+            best = i;
+    if (best < 0 || s->trials == 0 || shim_g.cfg.window <= SHIM_SMALL_WINDOW)
+        return;
+    plan_algo a = s->cand[best].algo;
+    const shim_prog *pg = s->prog[a];
+    if (pg->mean_transfer < SHIM_WINDOW_MIN_TRANSFER || pg->max_ops <= SHIM_SMALL_WINDOW)
+        return; /* small transfers, or no rank has more operations than the small window */
+    add_candidate(s, a, 1,
+                  plan_forecast_plan(fc, a, 1, pg->model_ps, planning[a], agree, gather));
+}
+
 void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_options *o,
-                 plan_native_kind kind)
+                 plan_native_kind kind, const plan_forecast *fc)
 {
     const plan_cost_params *cost = &shim_g.cfg.cost;
+    uint64_t agree = shim_agree_model(rec->p), gather = plan_cost_gather(rec->p, cost);
+    uint64_t planning[PLAN_ALGO_COUNT] = {0};
     s->ncand = 0;
     s->failed = 0;
     s->planned = 0;
     s->model_native_ps = plan_cost_native(m, kind, cost);
-    if (s->facts.request != SHIM_AUTO) {
-        decide_fixed(rec, s, (plan_algo)s->facts.request, m, o);
+    s->overhead_ps = 2 * agree + gather;
+    s->trials = 0;
+    if (s->facts.request != SHIM_AUTO || !fc) {
+        decide_fixed(rec, s, s->facts.request != SHIM_AUTO ? (plan_algo)s->facts.request
+                                                            : PLAN_ALGO_NATIVE,
+                     m, o);
         return;
     }
-
-    /* calls per pattern so far on this communicator: what a plan's set-up is spread over */
-    uint64_t reuse = rec->patterns ? rec->calls / rec->patterns : 1;
-    reuse = reuse ? reuse : 1;
-    plan_duplex duplex = shim_g.cfg.duplex;
-    uint64_t per_call = agree_ps(rec->p), bound = plan_cost_bound(m, duplex, cost);
-    uint64_t steps = (uint64_t)plan_matrix_max_degree(m, duplex) * cost->step_ps;
-    size_t messages = plan_matrix_messages(m);
-    /* before anything is measured, a plan must be modeled SHIM_MODEL_SAFETY percent faster
-     * than native to be preferred: native is modeled that much faster */
-    uint64_t native =
-        (uint64_t)((unsigned __int128)s->model_native_ps * 100 / (100 + SHIM_MODEL_SAFETY));
-    add_candidate(s, PLAN_ALGO_NATIVE, native);
-    uint64_t best = native;
+    /* measured only where exploring is allowed at all */
+    s->trials = fc->tiny || shim_g.cfg.budget == 0 ? 0 : (uint32_t)shim_g.cfg.tune;
+    add_candidate(s, PLAN_ALGO_NATIVE, 0, fc->native_ps);
     for (int f = 0; f < NAUTO; f++) {
         plan_algo a = auto_families[f];
         int wo_k;
         uint64_t wo_unit;
-        if (a == PLAN_ALGO_WALKER_OTTO && !plan_wo_recognise(m, &wo_k, &wo_unit))
+        if (!(fc->plan & (1u << a)) ||
+            (a == PLAN_ALGO_WALKER_OTTO && !plan_wo_recognise(m, &wo_k, &wo_unit)))
             continue;
-        /* planned only if its most optimistic time, with the agreement and the planning
-         * spread over the expected calls, could come within the exploration margin or slack
-         * of the best so far */
-        uint64_t optimistic = optimistic_ps(a, m, rec->p, bound, steps, cost);
-        uint64_t planning = planning_ps(a, m, o, messages, cost);
-        optimistic += per_call + planning / reuse;
-        if (!plan_choice_close(optimistic, best, (uint32_t)shim_g.cfg.margin, slack_ps()))
-            continue;
+        /* the model of the call's overhead counts every family tried, from agreed figures
+         * (planning can fail on one rank alone) */
+        s->overhead_ps += plan_summary_planning(&rec->summary, a, cost);
         if (plan_into(rec, s, a, m, o) != 0)
             continue;
         const shim_prog *pg = s->prog[a];
+        planning[a] = planning_ps(a, m, o, pg->nsegments, cost);
         if (same_shape_planned(s, pg)) { /* measuring it again would tell nothing new */
             shim_prog_release(s->prog[a]);
             s->prog[a] = NULL;
             continue;
         }
-        if (a != PLAN_ALGO_FORWARD) /* now from the plan's own segments */
-            planning = planning_ps(a, m, o, pg->nsegments, cost);
-        uint64_t t = pg->model_ps + per_call + planning / reuse;
-        add_candidate(s, a, t);
-        best = t < best ? t : best;
+        add_candidate(s, a, 0, plan_forecast_plan(fc, a, 0, pg->model_ps, planning[a], agree,
+                                                  gather));
     }
+    add_window_variant(s, fc, planning, agree, gather);
 }
 
 void shim_decide_choose(shim_slot *s, uint32_t drop)
 {
-    plan_candidate c[PLAN_ALGO_COUNT];
+    plan_candidate c[PLAN_CHOICE_MAX];
     int n = 0, fixed = s->facts.request != SHIM_AUTO;
     for (int i = 0; i < s->ncand; i++)
         if (!(drop & (1u << s->cand[i].algo)) || s->cand[i].algo == PLAN_ALGO_NATIVE)
             c[n++] = s->cand[i];
     plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin,
-                     fixed ? 0 : slack_ps(), fixed ? 0 : (uint32_t)shim_g.cfg.tune);
+                     fixed ? 0 : s->trials);
 }
 
-void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop)
+void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop,
+                      plan_algo keep)
 {
     int fixed = s->facts.request != SHIM_AUTO;
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
@@ -270,12 +271,24 @@ void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32
         log_decision(rec, s, m);
     /* candidates that will never run (not measured, not the first) go, with their plans */
     for (int i = s->choice.n - 1; i >= s->choice.explore; i--) {
-        plan_algo a = s->choice.cand[i].algo;
-        if (i == s->choice.next || (fixed && a != PLAN_ALGO_NATIVE))
+        plan_candidate c = s->choice.cand[i];
+        if (i == s->choice.next || (fixed && c.algo == PLAN_ALGO_NATIVE) ||
+            (c.algo == keep && !c.variant))
             continue;
-        shim_prog_release(s->prog[a]);
-        s->prog[a] = NULL;
-        if (!fixed)
-            plan_choice_drop(&s->choice, a);
+        if (fixed) {
+            shim_prog_release(s->prog[c.algo]);
+            s->prog[c.algo] = NULL;
+        } else {
+            plan_choice_remove(&s->choice, c.algo, c.variant);
+        }
+    }
+    for (int a = 0; !fixed && a < PLAN_ALGO_COUNT; a++) {
+        int used = 0;
+        for (int i = 0; i < s->choice.n; i++)
+            used |= s->choice.cand[i].algo == (plan_algo)a;
+        if (!used) {
+            shim_prog_release(s->prog[a]);
+            s->prog[a] = NULL;
+        }
     }
 }

@@ -8,23 +8,32 @@
  *   Agreed: every rank validates its arguments (describe.c, validate.c: MPICH's checks, in its
  *     order), matches its part of the pattern against the cache, prepares the cached plan's
  *     run (run.c; before agreeing, so that nothing can fail on one rank after the others
- *     committed), and one small allreduce (agree.c) tells every rank whether all arguments are
- *     fine and which cached pattern all ranks match, and carries the slowest rank's time of the
- *     previous agreed call for the measured choice.
- *     Hit: run what the slot's choice says (plan_choice_next).
- *     Miss (or an argument error anywhere): miss.c gathers the pattern, raises an argument
- *     error on every rank, agrees on truncation (then every rank runs the MPI library's own
- *     exchange, which reports MPI_ERR_TRUNCATE on the truncated ranks as without hrelay), on
- *     the new pattern's candidates and on the run every rank prepared, and fills a slot.
- *   Then the self-copy and the plan (or PMPI), the time for the next agreement, accounting to
+ *     committed), summarises its part of the pattern (plan/summary.h), and one small allreduce
+ *     (agree.c) tells every rank whether all arguments are fine, which cached pattern all ranks
+ *     match and whether the pattern is the site's last one, and carries the slowest rank's
+ *     times of the previous agreed call and the combined summary. The previous call's times
+ *     teach the histories (history.c) and the measured choice of its slot.
+ *     Hit: run what the slot's choice says (plan_choice_current), or the best estimate while
+ *       exploring does not fit the budget.
+ *     Miss: auto forecasts the call from the summary and what was learned (plan/forecast.h):
+ *       where no plan can win by enough, MPI's algorithm runs at once, without gathering
+ *       ("decided before gathering"); else (and for a named family, or an argument error
+ *       anywhere) miss.c gathers the pattern, raises an argument error on every rank, agrees on
+ *       truncation (then every rank runs the MPI library's own exchange, which reports
+ *       MPI_ERR_TRUNCATE on the truncated ranks as without hrelay), on the new pattern's
+ *       candidates and on the run every rank prepared, and fills a slot.
+ *   Then the self-copy and the plan (or PMPI), the times for the next agreement, accounting to
  *     the call site, and the decision whether the following calls may run unchecked. */
+#include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "plan/hash.h"
 #include "shim/agree.h"
 #include "shim/call.h"
 #include "shim/clock.h"
 #include "shim/describe.h"
+#include "shim/history.h"
 #include "shim/log.h"
 #include "shim/miss.h"
 #include "shim/state.h"
@@ -52,25 +61,31 @@ static SHIM_TLS MPI_Comm last_comm = MPI_COMM_NULL;
 static SHIM_TLS shim_comm *last_rec;
 static SHIM_TLS unsigned last_epoch;
 
-/* Applies the agreed time of the previous agreed call to its slot's choice. */
-static void feedback(shim_comm *rec, int timed, uint64_t ps)
+/* Applies the agreed time of the previous agreed call to its slot's choice (a plan's whole
+ * call against MPI's exchange alone: what an unchecked native call costs). */
+static void feedback(shim_comm *rec, const shim_agreement *ag)
 {
-    if (!timed || rec->prev_slot < 0)
+    const shim_prev *pv = &rec->prev;
+    if (!ag->timed || pv->slot < 0)
         return;
-    shim_slot *s = &rec->slot[rec->prev_slot];
-    if (!s->used || s->gen != rec->prev_gen || s->choice.settled)
+    shim_slot *s = &rec->slot[pv->slot];
+    if (!s->used || s->gen != pv->gen || s->choice.settled)
         return;
-    plan_choice_record(&s->choice, rec->prev_algo, ps);
+    uint64_t ps = pv->algo == PLAN_ALGO_NATIVE ? ag->prev_exec_ps : ag->prev_whole_ps;
+    plan_choice_record(&s->choice, pv->algo, pv->variant, ps);
     if (s->choice.settled) {
-        char line[512];
+        char line[512], name[48];
         size_t n = 0;
-        for (int i = 0; i < s->choice.explore && n < sizeof line; i++)
+        for (int i = 0; i < s->choice.explore && n < sizeof line; i++) {
+            const plan_candidate *c = &s->choice.cand[i];
             n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.3g ms", i ? ", " : "",
-                                  plan_algo_name(s->choice.cand[i].algo),
-                                  (double)s->choice.cand[i].score_ps * 1e-9);
+                                  shim_run_name(c->algo, c->variant, name, sizeof name),
+                                  c->score_ps == UINT64_MAX ? 0.0 : (double)c->score_ps * 1e-9);
+        }
+        const plan_candidate *c = plan_choice_current(&s->choice);
         shim_log(1, "measured on %d ranks: %s (%s); runs %s from now on", rec->p, line,
                  s->choice.reopened ? "median of the second round's calls" : "fastest call",
-                 plan_algo_name(plan_choice_next(&s->choice)));
+                 shim_run_name(c->algo, c->variant, name, sizeof name));
     }
 }
 
@@ -99,13 +114,12 @@ static double native_estimate(const shim_slot *s, plan_algo algo, double t)
     return (double)s->model_native_ps * 1e-12;
 }
 
-/* After an agreed call on slot s: whether the next calls may run unchecked (see the file
- * comment). */
-static void update_quiet(shim_comm *rec, const shim_slot *s)
+/* After an agreed call that may have run a plan (or whose pattern may still be planned):
+ * whether the next calls may run unchecked (see the file comment). */
+static void update_quiet(shim_comm *rec, int may_plan)
 {
     if (shim_g.cfg.recheck == 0)
         return;
-    int may_plan = !(s->choice.settled && plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE);
     if (may_plan) {
         rec->last_planned = rec->agreed;
         rec->quiet_len = SHIM_QUIET_FIRST;
@@ -117,7 +131,7 @@ static void update_quiet(shim_comm *rec, const shim_slot *s)
                                                                   : (uint64_t)shim_g.cfg.recheck;
     rec->quiet_until = rec->calls + len;
     rec->quiet_len = 2 * len;
-    rec->prev_slot = -1;
+    rec->prev.slot = -1;
 }
 
 /* Adds one agreed call to a site's statistics (site may be NULL: out of memory, not
@@ -154,6 +168,7 @@ static int run_unchecked(const shim_args *a, shim_comm *rec, shim_site *site, in
     st->algo_calls[PLAN_ALGO_NATIVE]++;
     st->cache_hits += (uint64_t)quiet;
     st->unchecked += (uint64_t)quiet;
+    site->unchecked += (uint64_t)quiet;
     if (timed) {
         double t = shim_ticks_seconds(shim_ticks() - t0) * SAMPLE;
         st->time_s += t;
@@ -164,8 +179,75 @@ static int run_unchecked(const shim_args *a, shim_comm *rec, shim_site *site, in
     return rc;
 }
 
-/* The agreed path, first part: describes the call, matches it against the cache and prepares
- * the likely run (nothing may fail after the agreement); *ag is this rank's part of it. */
+/* What a candidate is expected to cost: its score where measured in the current round, else
+ * its model. */
+static uint64_t estimate(const plan_candidate *c)
+{
+    return c->runs ? c->score_ps : c->model_ps;
+}
+
+/* The candidate a hit on slot s runs: the choice's (plan_choice_current), unless that explores
+ * (it is not the best estimate) and exploring it does not fit the budget, then the best. Sets
+ * *explored and the best estimate *best_ps. A function of agreed values only (the choice and
+ * the budget), evaluated before and after the agreement alike. */
+static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explored,
+                           uint64_t *best_ps)
+{
+    const plan_choice *ch = &s->choice;
+    plan_candidate cur = *plan_choice_current(ch);
+    const plan_candidate *best = plan_choice_best(ch);
+    *explored = 0;
+    *best_ps = estimate(best);
+    if (ch->settled || (cur.algo == best->algo && cur.variant == best->variant))
+        return cur;
+    uint64_t predicted = plan_budget_predicted(estimate(&cur), *best_ps);
+    if (!plan_budget_allows(&rec->budget, predicted, (uint32_t)shim_g.cfg.budget))
+        return *best;
+    *explored = 1;
+    return cur;
+}
+
+/* This rank's summary of the call (auto with valid arguments; else zeros) into rec->summary:
+ * its row, and its column from the receive counts. */
+static void summarise(shim_call *c)
+{
+    shim_comm *rec = c->rec;
+    plan_summary *s = &rec->summary;
+    if (c->status || c->request != SHIM_AUTO) {
+        memset(s->max, 0, sizeof s->max);
+        memset(s->sum, 0, sizeof s->sum);
+        memset(s->block, 0, s->nblocks * sizeof *s->block);
+        s->p = rec->p;
+        return;
+    }
+    const exec_side *r = &c->x.recv;
+    for (int i = 0; i < rec->p; i++)
+        rec->col[i] = (uint64_t)r->count[i] * (uint64_t)r->type.size;
+    plan_summary_rank(s, rec->p, rec->rank, rec->row, rec->col, shim_g.cfg.packet,
+                      &shim_g.cfg.cost);
+}
+
+/* Whether pattern is one of the site's last SHIM_SITE_RECENT patterns. */
+static int recent(const shim_site *site, uint64_t pattern)
+{
+    for (int i = 0; i < SHIM_SITE_RECENT; i++)
+        if (site->recent[i] == pattern)
+            return 1;
+    return 0;
+}
+
+/* Remembers pattern among the site's recent ones (the oldest goes). */
+static void remember(shim_site *site, uint64_t pattern)
+{
+    if (recent(site, pattern))
+        return;
+    memmove(site->recent + 1, site->recent, (SHIM_SITE_RECENT - 1) * sizeof *site->recent);
+    site->recent[0] = pattern;
+}
+
+/* The agreed path, first part: describes the call, matches it against the cache, prepares the
+ * likely run (nothing may fail after the agreement) and summarises the pattern; *ag is this
+ * rank's part of the agreement. */
 static void prepare_call(shim_call *c, shim_agreement *ag)
 {
     shim_comm *rec = c->rec;
@@ -179,47 +261,71 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
         c->status ? 0 : shim_cache_match(rec, rec->row, c->row_hash, &c->facts, key, &c->x);
     c->run = (shim_run){.slot = -1, .algo = PLAN_ALGO_NATIVE};
     if (mask) {
-        int i = __builtin_ctzll(mask);
-        plan_algo algo = plan_choice_next(&rec->slot[i].choice);
-        if (algo == PLAN_ALGO_NATIVE ||
-            shim_run_prepare(c->a, rec, &c->x, rec->slot[i].prog[algo], &c->run) == 0) {
+        int i = __builtin_ctzll(mask), explored;
+        uint64_t best;
+        plan_candidate cand = pick(rec, &rec->slot[i], &explored, &best);
+        if (cand.algo == PLAN_ALGO_NATIVE ||
+            shim_run_prepare(c->a, rec, &c->x, rec->slot[i].prog[cand.algo], &c->run) == 0) {
             c->run.slot = i;
-            c->run.algo = algo;
+            c->run.algo = cand.algo;
+            c->run.variant = cand.variant;
         } else {
             mask = 0;
         }
     }
+    summarise(c);
+    uint64_t facts[3] = {(uint64_t)c->facts.kind, (uint64_t)inplace, c->facts.types};
+    c->pattern = c->status ? 0 : plan_hash_words(c->row_hash, facts, 3) | 1;
+    long idx = c->site ? (long)(c->site - rec->sites.site) : -1;
     *ag = (shim_agreement){.slots = mask,
                            .ok = c->status == 0,
-                           .timed = rec->prev_slot >= 0,
+                           .timed = rec->prev.timed,
                            .can_gather = mask || shim_comm_gather_buffer(rec) == 0,
-                           .prev_ps = rec->prev_ps,
-                           .prepared = c->run.slot};
+                           .repeat = c->site && c->pattern && recent(c->site, c->pattern),
+                           .history = shim_history_ready(rec, idx),
+                           .prev_exec_ps = rec->prev.exec_ps,
+                           .prev_whole_ps = rec->prev.whole_ps,
+                           .prepared = c->run.slot,
+                           .site = idx <= INT_MAX ? (int)idx : -1,
+                           .unchecked = c->site ? c->site->unchecked : 0,
+                           .summary = rec->summary};
 }
 
-/* A hit on slot si of every rank: the measured time of the previous call, maybe a second round
- * of measurements, and the run of the slot's choice (prepared again and agreed unless every
- * rank prepared this slot: a rank that also matched another slot prepared that one). Returns
- * an MPI error code. */
-static int reuse(shim_call *c, const shim_agreement *ag, int si)
+/* A hit on slot si of every rank: maybe a second round of measurements, and the run of
+ * candidate cand (pick) (prepared again and agreed unless every rank prepared this slot: a
+ * rank that also matched another slot prepared that one). Returns an MPI error code. */
+static int reuse(shim_call *c, const shim_agreement *ag, int si, plan_candidate cand)
 {
     shim_comm *rec = c->rec;
-    plan_algo algo = plan_choice_next(&rec->slot[si].choice);
-    feedback(rec, ag->timed, ag->prev_ps);
     remeasure(rec, &rec->slot[si]);
-    plan_choice_start(&rec->slot[si].choice, algo);
+    plan_choice_start(&rec->slot[si].choice, cand.algo, cand.variant);
     if (ag->prepared != si)
-        return shim_run_prepare_agreed(c->a, rec, &c->x, &rec->slot[si], algo, &c->run);
+        return shim_run_prepare_agreed(c->a, rec, &c->x, &rec->slot[si], cand.algo,
+                                       cand.variant, &c->run);
     return MPI_SUCCESS;
 }
 
+/* This rank's index of the call's site (-1: none). */
+static long site_index(const shim_call *c)
+{
+    return c->site ? (long)(c->site - c->rec->sites.site) : -1;
+}
+
+/* Bytes this rank sends in the call (its row). */
+static uint64_t row_bytes(const shim_comm *rec)
+{
+    uint64_t bytes = 0;
+    for (int j = 0; j < rec->p; j++)
+        bytes += rec->row[j];
+    return bytes;
+}
+
 /* The agreed path, last part: runs the call on slot si (a cache hit, or a new pattern that
- * built `planned` plans), keeps its time for the next agreement and accounts for it. */
+ * built `planned` plans), keeps its times for the next agreement and accounts for it. */
 static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
 {
     shim_comm *rec = c->rec;
     shim_run *r = &c->run;
-    rec->prev_slot = -1;
     shim_slot *s = &rec->slot[si];
     s->used = rec->calls;
     uint64_t ps;
@@ -229,27 +335,105 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
         return r->algo == PLAN_ALGO_NATIVE ? rc : shim_raise(c->a, rc);
     /* What the choice compares: a plan's whole call (the agreement, the preparation and the
      * self-copy are part of its price) against MPI's exchange alone (what an unchecked native
-     * call costs); a new pattern's first call (gather and planning) is not measured. */
+     * call costs); a new pattern's first call (gather and planning) is not compared, but
+     * teaches the histories. */
     double t = shim_ticks_seconds(shim_ticks() - t0);
-    rec->prev_slot = hit ? si : -1;
-    rec->prev_gen = s->gen;
-    rec->prev_algo = r->algo;
-    rec->prev_ps = r->algo == PLAN_ALGO_NATIVE ? ps : (uint64_t)(t * 1e12);
+    const shim_prog *pg = r->algo == PLAN_ALGO_NATIVE ? NULL : s->prog[r->algo];
+    rec->prev = (shim_prev){.timed = 1,
+                            .exec_ps = ps,
+                            .whole_ps = (uint64_t)(t * 1e12),
+                            .slot = hit ? si : -1,
+                            .gen = s->gen,
+                            .algo = r->algo,
+                            .variant = r->variant,
+                            .hist = c->hist,
+                            .site = site_index(c),
+                            .cls = c->cls,
+                            .model_ps = pg ? pg->model_ps : s->model_native_ps,
+                            .over_key = hit ? PLAN_LEARN_HIT : PLAN_LEARN_MISS,
+                            .over_model_ps = hit ? shim_agree_model(rec->p) : s->overhead_ps,
+                            .explored = c->explored,
+                            .best_ps = c->best_ps};
     rec->last = (int)r->algo;
 
-    uint64_t bytes = 0;
-    for (int j = 0; j < rec->p; j++)
-        bytes += rec->row[j];
+    uint64_t bytes = row_bytes(rec);
     account(c->site, r->algo, bytes, t, hit, planned, (double)s->model_native_ps * 1e-12,
             native_estimate(s, r->algo, (double)ps * 1e-12));
-    const shim_prog *pg = r->algo == PLAN_ALGO_NATIVE ? NULL : s->prog[r->algo];
+    if (c->site)
+        c->site->st.explore_calls += (uint64_t)c->explored;
+    char name[48];
     shim_log(2,
-             "%s on %d ranks: %s (%s), %zu steps, %llu bytes sent and %llu staging bytes on this "
-             "rank, %.6f s",
-             shim_args_name(c->a), rec->p, plan_algo_name(r->algo), hit ? "cached" : "new pattern",
+             "%s on %d ranks: %s (%s%s), %zu steps, %llu bytes sent and %llu staging bytes on "
+             "this rank, %.6f s",
+             shim_args_name(c->a), rec->p, shim_run_name(r->algo, r->variant, name, sizeof name),
+             hit ? "cached" : "new pattern", c->explored ? ", exploring" : "",
              pg ? pg->nsteps : 0, (unsigned long long)bytes,
              (unsigned long long)(pg ? pg->staging : 0), t);
-    update_quiet(rec, s);
+    update_quiet(rec, !(s->choice.settled && plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
+    return MPI_SUCCESS;
+}
+
+/* Prints a forecast: every one at HRELAY_VERBOSE=2, at 1 only when its reason changes on the
+ * communicator. */
+static void log_forecast(shim_comm *rec, const shim_call *c, const plan_forecast *fc)
+{
+    if (shim_g.cfg.verbose < 1 || rec->rank != 0 ||
+        (shim_g.cfg.verbose < 2 && fc->why == rec->last_why))
+        return;
+    rec->last_why = fc->why;
+    char line[512];
+    size_t n = 0;
+    for (int a = 1; a < PLAN_ALGO_COUNT && n < sizeof line; a++)
+        if (fc->est_ps[a] != UINT64_MAX)
+            n += (size_t)snprintf(line + n, sizeof line - n, ", %s %.3g ms%s",
+                                  plan_algo_name((plan_algo)a), (double)fc->est_ps[a] * 1e-9,
+                                  fc->state[a] == PLAN_LEARN_UNKNOWN ? " (not measured)" : "");
+    shim_log(1,
+             "before gathering on %d ranks (%llu bytes at most per rank): native %.3g ms "
+             "(modeled %.3g)%s; %s: %s",
+             rec->p, (unsigned long long)fc->bound, (double)fc->native_ps * 1e-9,
+             (double)fc->native_model * 1e-9, line, fc->why,
+             fc->action == PLAN_FORECAST_GATHER ? "gathers" : "runs native");
+    (void)c;
+}
+
+/* A new pattern that runs MPI's algorithm without gathering (forecast fc): the call, its times
+ * for the next agreement, accounting. */
+static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
+{
+    shim_comm *rec = c->rec;
+    shim_run_free(&c->run);
+    c->run = (shim_run){.slot = -1, .algo = PLAN_ALGO_NATIVE};
+    uint64_t ps;
+    int rc = shim_run_execute(c->a, rec, &c->x, &c->run, &ps);
+    if (rc != MPI_SUCCESS)
+        return rc; /* MPI's own error, through the communicator's handler */
+    double t = shim_ticks_seconds(shim_ticks() - t0);
+    rec->prev = (shim_prev){.timed = 1,
+                            .exec_ps = ps,
+                            .whole_ps = (uint64_t)(t * 1e12),
+                            .slot = -1,
+                            .algo = PLAN_ALGO_NATIVE,
+                            .hist = c->hist,
+                            .site = site_index(c),
+                            .cls = fc->cls,
+                            .model_ps = fc->native_model,
+                            .over_key = PLAN_LEARN_HIT,
+                            .over_model_ps = shim_agree_model(rec->p),
+                            .explored = fc->exploring,
+                            .best_ps = fc->best_ps};
+    rec->last = PLAN_ALGO_NATIVE;
+    uint64_t bytes = row_bytes(rec);
+    account(c->site, PLAN_ALGO_NATIVE, bytes, t, 0, 0, (double)fc->native_model * 1e-12,
+            (double)ps * 1e-12);
+    if (c->site) {
+        c->site->st.before_gather++;
+        c->site->st.explore_calls += (uint64_t)fc->exploring;
+    }
+    shim_log(2, "%s on %d ranks: native (decided before gathering), %llu bytes sent on this "
+                "rank, %.6f s",
+             shim_args_name(c->a), rec->p, (unsigned long long)bytes, t);
+    update_quiet(rec, !fc->settled);
     return MPI_SUCCESS;
 }
 
@@ -259,16 +443,35 @@ static int run_agreed(shim_call *c, uint64_t t0)
     shim_comm *rec = c->rec;
     shim_agreement ag;
     prepare_call(c, &ag);
-    int rc = shim_agree(&ag, rec->priv);
+    int rc = shim_agree(&ag, rec->priv, rec->agree_type, rec->agree_buf);
     if (rc != MPI_SUCCESS) {
         shim_run_free(&c->run);
         return shim_raise(c->a, rc);
     }
     rec->agreed++;
+    rec->summary = ag.summary;
     uint64_t hit = ag.ok ? ag.slots : 0;
+    int si = hit ? __builtin_ctzll(hit) : -1;
+    plan_candidate cand = {.algo = PLAN_ALGO_NATIVE};
+    c->explored = 0;
+    c->best_ps = 0;
+    if (hit) /* before this agreement's measurements change the choice and the budget */
+        cand = pick(rec, &rec->slot[si], &c->explored, &c->best_ps);
+    plan_history *site = shim_history_of(rec, &ag);
+    int news = !hit && !ag.repeat && ag.ok;
+    c->hist = site ? ag.site : -1;
+    c->cls = c->request == SHIM_AUTO && ag.ok
+                 ? plan_learn_class(plan_summary_bound(&rec->summary, shim_g.cfg.duplex))
+                 : -1;
+    feedback(rec, &ag);
+    shim_history_update(rec, &ag, site, news);
+    if (c->site) {
+        c->site->unchecked = 0;
+        remember(c->site, c->pattern);
+        c->site->st.new_patterns += (uint64_t)news;
+    }
     if (hit) {
-        int si = __builtin_ctzll(hit);
-        if ((rc = reuse(c, &ag, si)) != MPI_SUCCESS) {
+        if ((rc = reuse(c, &ag, si, cand)) != MPI_SUCCESS) {
             shim_run_free(&c->run);
             return shim_raise(c->a, rc);
         }
@@ -277,17 +480,30 @@ static int run_agreed(shim_call *c, uint64_t t0)
     if (!ag.can_gather) {
         /* a rank cannot hold the P x P matrix: MPI does this call (and reports any error) */
         shim_run_free(&c->run);
-        rec->prev_slot = -1;
         shim_log(2, "%s on %d ranks: a rank has no memory for the pattern; native",
                  shim_args_name(c->a), rec->p);
         return run_unchecked(c->a, rec, c->site, 0);
     }
-    feedback(rec, ag.timed, ag.prev_ps);
-    shim_miss_result res = shim_miss(c);
-    if (res.outcome == SHIM_MISS_RUN)
+    plan_forecast fc, *forecast = NULL;
+    /* receive counts that differ from what is sent (a truncated call) are found on the
+     * gathered pattern; such a call runs MPI's algorithm */
+    if (c->request == SHIM_AUTO && ag.ok && plan_summary_consistent(&rec->summary)) {
+        shim_forecast(rec, c, site, &fc);
+        log_forecast(rec, c, &fc);
+        if (fc.action == PLAN_FORECAST_NATIVE)
+            return run_before_gather(c, &fc, t0);
+        plan_history_gathered(rec->hist);
+        if (site)
+            plan_history_gathered(site);
+        forecast = &fc;
+        c->best_ps = fc.best_ps;
+    }
+    shim_miss_result res = shim_miss(c, forecast);
+    if (res.outcome == SHIM_MISS_RUN) {
+        c->explored = res.explored;
         return finish(c, res.slot, 0, res.planned, t0);
+    }
     shim_run_free(&c->run);
-    rec->prev_slot = -1;
     return res.outcome == SHIM_MISS_NATIVE ? run_unchecked(c->a, rec, c->site, 0) : res.rc;
 }
 

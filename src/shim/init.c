@@ -37,8 +37,7 @@ static int set_up(setup *s)
     if (s->world && PMPI_Query_thread(&level) == MPI_SUCCESS)
         s->world->threaded = level == MPI_THREAD_MULTIPLE;
     return s->world != NULL && shim_comm_keyval_create(&s->keyval) == MPI_SUCCESS &&
-           (s->have_op = shim_agree_op_create(&shim_g.agree_op, &shim_g.agree_type) ==
-                         MPI_SUCCESS);
+           (s->have_op = shim_agree_op_create(&shim_g.agree_op) == MPI_SUCCESS);
 }
 
 /* Frees what set_up made. */
@@ -47,7 +46,7 @@ static void undo_setup(setup *s)
     if (s->keyval != MPI_KEYVAL_INVALID)
         PMPI_Comm_free_keyval(&s->keyval);
     if (s->have_op)
-        shim_agree_op_free(&shim_g.agree_op, &shim_g.agree_type);
+        PMPI_Op_free(&shim_g.agree_op);
     shim_world_free(s->world);
 }
 
@@ -61,14 +60,14 @@ static void log_settings(const shim_config *cfg, int size)
         snprintf(min_step, sizeof min_step, "%llu", (unsigned long long)cfg->min_step);
     shim_log(1,
              "%s on %d ranks: algo=%s duplex=%s min_step=%s window=%d grain=%s packet=%llu "
-             "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% slack=%dus "
+             "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% budget=%d%% "
              "recheck=%d "
              "site_depth=%d costs=%s report=%s dump=%s",
              HRELAY_VERSION_STRING, size, shim_request_name(cfg->algo),
              cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full", min_step, cfg->window,
              grain, (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging,
              (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin,
-             cfg->slack_us, cfg->recheck, cfg->site_depth,
+             cfg->budget, cfg->recheck, cfg->site_depth,
              cfg->calibrated ? cfg->config : "built-in", cfg->report[0] ? cfg->report : "-",
              cfg->dump[0] ? cfg->dump : "-");
 }
@@ -168,7 +167,7 @@ void shim_shutdown(void)
 
     shim_g.active = 0;
     PMPI_Comm_free_keyval(&shim_g.keyval);
-    shim_agree_op_free(&shim_g.agree_op, &shim_g.agree_type);
+    PMPI_Op_free(&shim_g.agree_op);
     shim_world_free(shim_g.world);
     shim_g.world = NULL;
 }

@@ -26,6 +26,7 @@ libhrelay_la_SOURCES = \
 	src/shim/cache.h src/shim/cache.c \
 	src/shim/clock.h src/shim/clock.c \
 	src/shim/decide.h src/shim/decide.c \
+	src/shim/history.h src/shim/history.c \
 	src/shim/call.h src/shim/exchange.c \
 	src/shim/describe.h src/shim/describe.c \
 	src/shim/run.h src/shim/run.c \

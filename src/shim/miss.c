@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "plan/hash.h"
+#include "plan/learn.h"
 #include "shim/decide.h"
 #include "shim/log.h"
 #include "shim/miss.h"
@@ -25,13 +26,16 @@ typedef struct miss_pattern {
     int src;            /* a slot holding the same pattern, -1 if none */
     int slot;           /* the slot filled, -1 if none */
     plan_algo likely;   /* the run this rank prepared before agreeing */
+    int likely_variant;
+    const plan_forecast *fc; /* auto: what was forecast before gathering */
 } miss_pattern;
 
 /* The agreement of a new pattern: every field combined by maximum over ranks. */
 typedef struct miss_agreement {
     int truncated;                     /* some rank's receive region is too small */
     int failed;                        /* a rank could not prepare the likely run */
-    int likely;                        /* the likely run every rank prepared, -1: they differ */
+    int likely;                        /* the likely run every rank prepared (family +
+                                          PLAN_ALGO_COUNT * variant), -1: they differ */
     uint64_t staging[PLAN_ALGO_COUNT]; /* staging a family needs (UINT64_MAX: failed) */
 } miss_agreement;
 
@@ -39,13 +43,17 @@ typedef struct miss_agreement {
 enum { MW_TRUNCATED, MW_FAILED, MW_LIKELY_HI, MW_LIKELY_LO, MW_STAGING,
        MISS_WORDS = MW_STAGING + PLAN_ALGO_COUNT };
 
-/* Packs a (`likely` a plan_algo, or -1 for a truncated rank, which prepared nothing). */
+/* Values of `likely`. */
+enum { LIKELY_LIMIT = PLAN_ALGO_COUNT * PLAN_LEARN_VARIANTS };
+
+/* Packs a (`likely` a candidate's number, or -1 for a truncated rank, which prepared
+ * nothing). */
 static void miss_pack(const miss_agreement *a, uint64_t w[MISS_WORDS])
 {
     w[MW_TRUNCATED] = (uint64_t)(a->truncated != 0);
     w[MW_FAILED] = (uint64_t)(a->failed != 0);
     w[MW_LIKELY_HI] = a->likely >= 0 ? 1 + (uint64_t)a->likely : 0;
-    w[MW_LIKELY_LO] = a->likely >= 0 ? PLAN_ALGO_COUNT - (uint64_t)a->likely : 0;
+    w[MW_LIKELY_LO] = a->likely >= 0 ? LIKELY_LIMIT - (uint64_t)a->likely : 0;
     memcpy(w + MW_STAGING, a->staging, sizeof a->staging);
 }
 
@@ -55,7 +63,7 @@ static void miss_unpack(const uint64_t w[MISS_WORDS], miss_agreement *a)
     uint64_t hi = w[MW_LIKELY_HI], lo = w[MW_LIKELY_LO];
     a->truncated = (int)w[MW_TRUNCATED];
     a->failed = (int)w[MW_FAILED];
-    a->likely = hi >= 1 && hi - 1 == PLAN_ALGO_COUNT - lo ? (int)(hi - 1) : -1;
+    a->likely = hi >= 1 && hi - 1 == LIKELY_LIMIT - lo ? (int)(hi - 1) : -1;
     memcpy(a->staging, w + MW_STAGING, sizeof a->staging);
 }
 
@@ -145,12 +153,22 @@ static void fill_slot(shim_call *c, shim_slot *s, const shim_slot *src_slot,
         shim_slot_share(s, src_slot);
         return;
     }
-    shim_decide(c->rec, s, &pat->m, &pat->po, shim_args_native_kind(c->a));
+    shim_decide(c->rec, s, &pat->m, &pat->po, shim_args_native_kind(c->a), pat->fc);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
         if (s->failed & (1u << a))
             staging[a] = UINT64_MAX;
         else if (s->prog[a])
             staging[a] = s->prog[a]->staging = shim_prog_staging(s->prog[a], &c->x);
+}
+
+/* The candidate the new pattern's first call runs: the family the forecast explores if it
+ * was planned (pat->fc), else the choice's first. */
+static plan_candidate first_run(const shim_slot *s, const miss_pattern *pat)
+{
+    if (pat->src < 0 && pat->fc && pat->fc->explore != PLAN_ALGO_NATIVE &&
+        s->prog[pat->fc->explore])
+        return (plan_candidate){.algo = pat->fc->explore};
+    return *plan_choice_current(&s->choice);
 }
 
 /* Phase 2 (unless a message to this rank is truncated): takes a slot for the pattern, fills it
@@ -183,10 +201,12 @@ static void propose(shim_call *c, miss_pattern *pat, miss_agreement *ag)
     /* the likely run, prepared before agreeing (saves a round in the common case) */
     if (pat->src < 0)
         shim_decide_choose(s, s->failed);
-    pat->likely = plan_choice_next(&s->choice);
+    plan_candidate first = first_run(s, pat);
+    pat->likely = first.algo;
+    pat->likely_variant = first.variant;
     ag->failed = pat->likely != PLAN_ALGO_NATIVE &&
                  shim_run_prepare(c->a, rec, &c->x, s->prog[pat->likely], &c->run) != 0;
-    ag->likely = (int)pat->likely;
+    ag->likely = (int)pat->likely + PLAN_ALGO_COUNT * first.variant;
 }
 
 /* Phase 3: the agreement over ranks (maxima of *ag). Returns an MPI error code. */
@@ -244,7 +264,7 @@ static int settle(shim_call *c, shim_slot *s, const miss_pattern *pat, const mis
     }
     if (drop != s->failed)
         shim_decide_choose(s, drop);
-    shim_decide_trim(c->rec, s, &pat->m, drop);
+    shim_decide_trim(c->rec, s, &pat->m, drop, pat->fc ? pat->fc->explore : PLAN_ALGO_NATIVE);
     return plan_fallbacks(c, s, pat);
 }
 
@@ -264,22 +284,26 @@ static shim_miss_result finish(shim_call *c, shim_slot *s, const miss_pattern *p
         s->col[i] = plan_matrix_at(&pat->m, i, rec->rank);
     shim_miss_result res = {.outcome = SHIM_MISS_RUN, .slot = pat->slot,
                             .planned = pat->src < 0 ? s->planned : 0};
-    plan_algo next = plan_choice_next(&s->choice);
-    if (ag->likely == (int)pat->likely && next == pat->likely) {
+    plan_candidate next = first_run(s, pat);
+    int id = (int)next.algo + PLAN_ALGO_COUNT * next.variant;
+    if (ag->likely == id && next.algo == pat->likely && next.variant == pat->likely_variant) {
         c->run.algo = ag->failed ? PLAN_ALGO_NATIVE : pat->likely;
+        c->run.variant = ag->failed ? 0 : next.variant;
     } else {
-        int rc = shim_run_prepare_agreed(c->a, rec, &c->x, s, next, &c->run);
+        int rc = shim_run_prepare_agreed(c->a, rec, &c->x, s, next.algo, next.variant, &c->run);
         if (rc != MPI_SUCCESS)
             return done(shim_raise(c->a, rc));
     }
     res.algo = c->run.algo;
+    res.explored = pat->src < 0 && pat->fc && pat->fc->explore != PLAN_ALGO_NATIVE &&
+                   c->run.algo == pat->fc->explore;
     return res;
 }
 
-shim_miss_result shim_miss(shim_call *c)
+shim_miss_result shim_miss(shim_call *c, const plan_forecast *fc)
 {
     shim_comm *rec = c->rec;
-    miss_pattern pat;
+    miss_pattern pat = {.fc = fc};
     miss_agreement ag;
     shim_miss_result res;
     if (gather(c, &pat, &res))

@@ -4,6 +4,7 @@
 #ifndef HRELAY_SHIM_MISS_H
 #define HRELAY_SHIM_MISS_H
 
+#include "plan/forecast.h"
 #include "plan/plan.h"
 #include "shim/call.h"
 
@@ -19,6 +20,7 @@ typedef struct shim_miss_result {
     int slot;       /* SHIM_MISS_RUN: the slot now holding the pattern */
     plan_algo algo; /* SHIM_MISS_RUN: the family (c->run.algo) */
     int planned;    /* SHIM_MISS_RUN: plans built for the pattern */
+    int explored;   /* SHIM_MISS_RUN: the call runs the family the forecast explores */
     int rc;         /* SHIM_MISS_DONE: an error raised through the communicator's error
                        handler, or the MPI library's own exchange of a truncated call */
 } shim_miss_result;
@@ -28,7 +30,8 @@ typedef struct shim_miss_result {
  * rank (a rank's own class, else the lowest erroneous rank's); agrees on truncation (then every
  * rank runs the MPI library's own exchange), on the staging each candidate needs and on
  * whether every rank could prepare the likely run; fills a cache slot (sharing the plans of a
- * slot with the same pattern, else deciding) and prepares the agreed run. */
-shim_miss_result shim_miss(shim_call *c);
+ * slot with the same pattern, else deciding: auto with the forecast fc, which says what to
+ * plan and what this call explores) and prepares the agreed run. */
+shim_miss_result shim_miss(shim_call *c, const plan_forecast *fc);
 
 #endif

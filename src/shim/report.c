@@ -4,7 +4,9 @@
  *  "config": {"algo": "auto", ..., "cost": {"alpha_s": 5e-06, ...}},
  *  "callsites": [{"site": "sort.c:120 exchange", "calls": 30, "bytes": 12345,
  *                 "algorithms": {"direct": 28, "native": 2}, "plans_computed": 2,
- *                 "cache_hits": 29, "unchecked": 0, "time_s": 0.0123, "native_s": 0.0201,
+ *                 "cache_hits": 29, "unchecked": 0, "new_patterns": 1,
+ *                 "decided_before_gather": 0, "explore_calls": 3, "explore_s": 0.0004,
+ *                 "time_s": 0.0123, "native_s": 0.0201,
  *                 "saved_s": 0.0078, "modeled_native_s": 0.0198}, ...],
  *  "total": {the same fields over all sites, without "site"}}
  *
@@ -69,12 +71,13 @@ static void write_config(FILE *f, const shim_config *cfg)
         fputs(", \"grain_bytes\": null", f);
     fprintf(f,
             ", \"packet_bytes\": %llu, \"max_staging_bytes\": %llu, \"max_plan_segments\": %llu, "
-            "\"cache_size\": %d, \"tune\": %d, \"tune_margin_percent\": %d, \"tune_slack_us\": %d, "
+            "\"cache_size\": %d, \"tune\": %d, \"tune_margin_percent\": %d, "
+            "\"explore_budget_percent\": %d, "
             "\"recheck\": %d, "
             "\"site_depth\": %d, \"calibration\": ",
             (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging,
             (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin,
-            cfg->slack_us, cfg->recheck, cfg->site_depth);
+            cfg->budget, cfg->recheck, cfg->site_depth);
     json_path(f, cfg->calibrated ? cfg->config : "");
     fputs(", \"cost\": {", f);
     const char *name;
@@ -100,10 +103,14 @@ static void write_stats(FILE *f, const shim_stats *s)
     }
     fprintf(f,
             "}, \"plans_computed\": %llu, \"cache_hits\": %llu, \"unchecked\": %llu, "
+            "\"new_patterns\": %llu, \"decided_before_gather\": %llu, "
+            "\"explore_calls\": %llu, \"explore_s\": %.9g, "
             "\"time_s\": %.9g, \"native_s\": %.9g, \"saved_s\": %.9g, "
             "\"modeled_native_s\": %.9g}",
             (unsigned long long)s->plans_computed, (unsigned long long)s->cache_hits,
-            (unsigned long long)s->unchecked, s->time_s, s->native_s, s->native_s - s->time_s,
+            (unsigned long long)s->unchecked, (unsigned long long)s->new_patterns,
+            (unsigned long long)s->before_gather, (unsigned long long)s->explore_calls,
+            s->explore_s, s->time_s, s->native_s, s->native_s - s->time_s,
             s->modeled_native_s);
 }
 

@@ -1,5 +1,6 @@
 /* What one call runs: its preparation (the view of the plan on the call's buffers, staging,
  * the MPI_IN_PLACE copy), agreed where it may fail, and its execution. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "shim/log.h"
@@ -32,9 +33,10 @@ int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const
 }
 
 int shim_run_prepare_agreed(const shim_args *a, shim_comm *rec, exec_exchange *x, shim_slot *s,
-                            plan_algo algo, shim_run *r)
+                            plan_algo algo, int variant, shim_run *r)
 {
     r->algo = algo;
+    r->variant = algo == PLAN_ALGO_NATIVE ? 0 : variant;
     if (algo == PLAN_ALGO_NATIVE)
         return MPI_SUCCESS;
     int failed = shim_run_prepare(a, rec, x, s->prog[algo], r) != 0;
@@ -43,6 +45,7 @@ int shim_run_prepare_agreed(const shim_args *a, shim_comm *rec, exec_exchange *x
         shim_log(2, "%s on %d ranks: a rank could not prepare %s; native for this call",
                  shim_args_name(a), rec->p, plan_algo_name(algo));
         r->algo = PLAN_ALGO_NATIVE;
+        r->variant = 0;
     }
     return rc;
 }
@@ -68,7 +71,9 @@ int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x,
     if (r->algo == PLAN_ALGO_NATIVE) {
         rc = shim_args_pmpi(a);
     } else {
-        exec_opts opts = {.window = shim_g.cfg.window, .tag = SHIM_TAG_PLAN};
+        int window = r->variant && shim_g.cfg.window > SHIM_SMALL_WINDOW ? SHIM_SMALL_WINDOW
+                                                                           : shim_g.cfg.window;
+        exec_opts opts = {.window = window, .tag = SHIM_TAG_PLAN};
         rc = exec_self_copy(x, rec->priv);
         if (rc == MPI_SUCCESS)
             rc = exec_view_run(r->view, rec->priv, &opts);
@@ -76,4 +81,12 @@ int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x,
     double t = PMPI_Wtime() - t0;
     *ps = t > 0 ? (uint64_t)(t * 1e12) : 0;
     return rc;
+}
+
+const char *shim_run_name(plan_algo algo, int variant, char *buf, size_t cap)
+{
+    if (!variant)
+        return plan_algo_name(algo);
+    snprintf(buf, cap, "%s/window %d", plan_algo_name(algo), SHIM_SMALL_WINDOW);
+    return buf;
 }

@@ -14,6 +14,9 @@
 /* Tag of plan messages on a private communicator. */
 enum { SHIM_TAG_PLAN = 1 };
 
+/* The window of a plan's variant 1: operations in flight (variant 0 runs HRELAY_WINDOW). */
+enum { SHIM_SMALL_WINDOW = 4 };
+
 /* What one call prepared: the exec view of the plan it runs (with its staging) and the packed
  * copy of the data to send under MPI_IN_PLACE. Zero-initialised (with slot -1) before use. */
 typedef struct shim_run {
@@ -21,6 +24,7 @@ typedef struct shim_run {
     void *stage;
     int slot;       /* the slot the view was prepared for, -1 if none */
     plan_algo algo; /* the family the call runs */
+    int variant;    /* 0: with HRELAY_WINDOW operations in flight, 1: SHIM_SMALL_WINDOW */
 } shim_run;
 
 /* Releases what a call prepared (r stays usable). */
@@ -32,18 +36,22 @@ void shim_run_free(shim_run *r);
 int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim_prog *prog,
                      shim_run *r);
 
-/* Prepares the run of family algo of slot s and agrees over all ranks that it worked; if it
- * did not everywhere, r->algo becomes native (this call only). Returns an MPI error code (of
- * the allreduce). */
+/* Prepares the run of family algo (its variant) of slot s and agrees over all ranks that it
+ * worked; if it did not everywhere, r->algo becomes native (this call only). Returns an MPI
+ * error code (of the allreduce). */
 int shim_run_prepare_agreed(const shim_args *a, shim_comm *rec, exec_exchange *x, shim_slot *s,
-                            plan_algo algo, shim_run *r);
+                            plan_algo algo, int variant, shim_run *r);
 
 /* The staging bytes prog needs on this rank for x, or UINT64_MAX if this rank cannot run it.
  * (Under MPI_IN_PLACE the send side is not staged yet: it has the receive side's layout.) */
 uint64_t shim_prog_staging(const shim_prog *prog, const exec_exchange *x);
 
-/* Runs r->algo (prepared in r: the self-copy and the plan) or PMPI; *ps receives the time in
- * picoseconds. Returns an MPI error code. */
+/* The name of family algo run as variant `variant`, for verbose lines: the family's name, with
+ * "/window N" for the small window; written into buf (cap bytes) when needed. */
+const char *shim_run_name(plan_algo algo, int variant, char *buf, size_t cap);
+
+/* Runs r->algo (prepared in r: the self-copy and the plan, with the window of r->variant) or
+ * PMPI; *ps receives the time in picoseconds. Returns an MPI error code. */
 int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x, shim_run *r,
                      uint64_t *ps);
 

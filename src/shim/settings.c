@@ -80,14 +80,15 @@ const shim_setting shim_settings[] = {
     {.name = "HRELAY_TUNE", .type = SHIM_SETTING_INT, .offset = FIELD(tune), .min = 0,
      .max = 100, .def = SHIM_DEFAULT_TUNE,
      .help = "auto: measured calls per candidate in the first round of measurements (the "
-             "second measures 2 HRELAY_TUNE + 1); 0 decides by the model alone"},
+             "second measures 2 HRELAY_TUNE + 1); 0 decides by the model alone, without "
+             "learning from measured calls"},
     {.name = "HRELAY_TUNE_MARGIN", .type = SHIM_SETTING_INT, .offset = FIELD(margin), .min = 0,
      .max = 10000, .def = SHIM_DEFAULT_MARGIN, .unit = "percent",
      .help = "auto: candidates modeled at most this much slower than the best are measured"},
-    {.name = "HRELAY_TUNE_SLACK", .type = SHIM_SETTING_INT, .offset = FIELD(slack_us), .min = 0,
-     .max = 1000000, .def = SHIM_DEFAULT_SLACK, .unit = "microseconds",
-     .help = "auto: candidates modeled at most this much slower than the best are measured, "
-             "whatever the margin"},
+    {.name = "HRELAY_EXPLORE_BUDGET", .type = SHIM_SETTING_INT, .offset = FIELD(budget),
+     .min = 0, .max = 100, .def = SHIM_DEFAULT_BUDGET, .unit = "percent",
+     .help = "auto: what trying candidates that may lose may cost, in percent of a call "
+             "site's time so far; 0 never explores"},
     {.name = "HRELAY_RECHECK", .type = SHIM_SETTING_INT, .offset = FIELD(recheck), .min = 0,
      .max = 1 << 20, .def = SHIM_DEFAULT_RECHECK,
      .help = "the longest run of calls left to MPI without checking the pattern; 0 checks "

@@ -41,7 +41,7 @@ enum {
     SHIM_CACHE_MAX = 61,        /* one bit each in the agreement (agree.h) */
     SHIM_DEFAULT_TUNE = 3,      /* HRELAY_TUNE: measured calls per explored candidate */
     SHIM_DEFAULT_MARGIN = 50,   /* HRELAY_TUNE_MARGIN: percent above the best model explored */
-    SHIM_DEFAULT_SLACK = 50,    /* HRELAY_TUNE_SLACK: microseconds above the best model */
+    SHIM_DEFAULT_BUDGET = 2,    /* HRELAY_EXPLORE_BUDGET: percent of a site's time */
     SHIM_DEFAULT_RECHECK = 256, /* HRELAY_RECHECK: longest run of unchecked native calls */
     SHIM_SITE_FRAMES = 8        /* HRELAY_SITE_DEPTH: at most this many frames per call site */
 };
@@ -61,7 +61,7 @@ typedef struct shim_config {
     int cache_size;             /* HRELAY_CACHE_SIZE: patterns cached per communicator */
     int tune;                   /* HRELAY_TUNE: measured calls per explored candidate (0: off) */
     int margin;                 /* HRELAY_TUNE_MARGIN: percent */
-    int slack_us;               /* HRELAY_TUNE_SLACK: microseconds */
+    int budget;                 /* HRELAY_EXPLORE_BUDGET: percent */
     int recheck;                /* HRELAY_RECHECK: longest run of unchecked native calls */
     int site_depth;             /* HRELAY_SITE_DEPTH: frames that name a call site */
     int duplex;                 /* HRELAY_DUPLEX: a plan_duplex, the links' model plans obey */

@@ -8,12 +8,18 @@
 #include "shim/settings.h"
 #include "shim/stats.h"
 
+/* Patterns a site remembers to tell a repeated pattern from a new one. */
+enum { SHIM_SITE_RECENT = 4 };
+
 /* One call site of one rank: the return addresses that name it, and its statistics. */
 typedef struct shim_site {
     uintptr_t key;                      /* hash of the frames (the frame itself if one) */
     int nframes;
     uintptr_t frames[SHIM_SITE_FRAMES]; /* call addresses, innermost first */
     shim_stats st;
+    uint64_t recent[SHIM_SITE_RECENT]; /* this rank's part of the patterns of the site's
+                                          last agreed calls (hashes; 0: none) */
+    uint64_t unchecked;    /* calls run here without agreement since the last agreed one */
 } shim_site;
 
 /* The sites of one communicator (or, merged, of the process): a growing array with an index

@@ -123,6 +123,10 @@ static void merge_ranks(shim_stats *a, const shim_stats *b)
     MAXOF(plans_computed);
     MAXOF(cache_hits);
     MAXOF(unchecked);
+    MAXOF(new_patterns);
+    MAXOF(before_gather);
+    MAXOF(explore_calls);
+    MAXOF(explore_s);
     MAXOF(time_s);
     MAXOF(modeled_native_s);
     MAXOF(native_s);

@@ -55,8 +55,8 @@ typedef struct shim_state {
     shim_config cfg;
     int world_rank, world_size;
     int keyval;              /* attribute of communicator records (comm.h) */
-    MPI_Op agree_op;         /* the agreement's reduction (agree.h) */
-    MPI_Datatype agree_type; /* and its element */
+    MPI_Op agree_op;         /* the agreement's reduction (agree.h; each communicator's
+                                record has its element type) */
     shim_world *world;
 } shim_state;
 

@@ -10,6 +10,10 @@ void shim_stats_fold(shim_stats *a, const shim_stats *b)
     a->plans_computed += b->plans_computed;
     a->cache_hits += b->cache_hits;
     a->unchecked += b->unchecked;
+    a->new_patterns += b->new_patterns;
+    a->before_gather += b->before_gather;
+    a->explore_calls += b->explore_calls;
+    a->explore_s += b->explore_s;
     a->time_s += b->time_s;
     a->modeled_native_s += b->modeled_native_s;
     a->native_s += b->native_s;

@@ -14,6 +14,10 @@ typedef struct shim_stats {
     uint64_t plans_computed;              /* plans built for this site's patterns */
     uint64_t cache_hits;                  /* calls that reused a cached decision or plan */
     uint64_t unchecked;                   /* of those, native calls run without agreement */
+    uint64_t new_patterns;                /* agreed calls whose pattern was new at the site */
+    uint64_t before_gather;               /* calls decided without gathering the pattern */
+    uint64_t explore_calls;               /* calls that ran a candidate to measure it */
+    double explore_s;                     /* what they cost beyond the best estimate */
     double time_s;                        /* wall time inside the intercepted calls */
     double modeled_native_s;              /* the model's native time of the agreed calls */
     double native_s;                      /* estimated native time of all calls (see report) */

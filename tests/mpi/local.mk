@@ -11,6 +11,8 @@
 #   control.sh  the tool API of hrelay.h (hrelay_set_algorithm, hrelay_last_algorithm)
 #   cache.sh    plan cache, call sites, unchecked native runs, calibration files (sites.c)
 #   auto.sh     HRELAY_ALGO=auto (the default) against PMPI
+#   drift.sh    counts that change on every call: results, the same decision on every rank,
+#               calls decided before gathering, a model 30 times wrong corrected (drift.c)
 #   calibrate.sh hrelay-calibrate writes a calibration file hrelay reads back
 #   run_wrapper.sh hrelay-run: options, forwarding, a real run
 #   errors.sh   erroneous calls: the error class MPI returns natively, on every rank, no hang
@@ -21,10 +23,12 @@
 #   version.sh  configure's version in hrelay.h, the report and every tool's --version
 TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
+	tests/mpi/drift.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
 	tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
+	tests/mpi/drift.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
 	tests/mpi/large.sh tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh \
 	tests/mpi/report_field.py \
@@ -35,7 +39,7 @@ EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
 check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/control tests/mpi/sites \
-	tests/mpi/errors tests/mpi/threads
+	tests/mpi/errors tests/mpi/threads tests/mpi/drift
 tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/plans.c tests/mpi/plans.h \
 	tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_test_exec_LDADD = libhrelay_exec.la libhrelay_plan.la
@@ -43,6 +47,8 @@ tests_mpi_compare_SOURCES = tests/mpi/compare.c tests/mpi/testlib.c tests/mpi/te
 tests_mpi_control_SOURCES = tests/mpi/control.c
 tests_mpi_control_LDADD = -ldl
 tests_mpi_sites_SOURCES = tests/mpi/sites.c
+tests_mpi_drift_SOURCES = tests/mpi/drift.c
+tests_mpi_drift_LDADD = -ldl
 tests_mpi_errors_SOURCES = tests/mpi/errors.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_SOURCES = tests/mpi/threads.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_LDADD = -lpthread

@@ -9,6 +9,8 @@
 #   test_node     node-level plans: topology, node families in both modes, node verifier, local
 #                 programs
 #   test_node_cost the cost model at node level and the on-node calibration figures
+#   test_learn    drifting patterns: the summary against the matrix (plan/summary.c), the
+#                 learned corrections (plan/learn.c), the forecast and its budget (forecast.c)
 EXTRA_DIST += tests/unit/check_missing.sh
 unit_testlib = tests/unit/random_matrix.c tests/unit/random_matrix.h \
 	tests/unit/plan_testlib.c tests/unit/plan_testlib.h \
@@ -18,7 +20,8 @@ unit_ldadd = libhrelay_plan.la $(CHECK_LIBS) -lm
 if HRELAY_UNIT_TESTS
 unit_tests = tests/unit/test_plan tests/unit/test_duplex tests/unit/test_heldout \
 	tests/unit/test_forward tests/unit/test_cost tests/unit/test_node \
-	tests/unit/test_node_cost
+	tests/unit/test_node_cost \
+	tests/unit/test_learn
 check_PROGRAMS += $(unit_tests)
 TESTS += $(unit_tests)
 else
@@ -46,3 +49,6 @@ tests_unit_test_node_LDADD = $(unit_ldadd)
 tests_unit_test_node_cost_SOURCES = tests/unit/test_node_cost.c $(unit_testlib)
 tests_unit_test_node_cost_CFLAGS = $(unit_cflags)
 tests_unit_test_node_cost_LDADD = $(unit_ldadd)
+tests_unit_test_learn_SOURCES = tests/unit/test_learn.c $(unit_testlib)
+tests_unit_test_learn_CFLAGS = $(unit_cflags)
+tests_unit_test_learn_LDADD = $(unit_ldadd)

@@ -1,0 +1,309 @@
+/* Deciding a new pattern before gathering it, and the exploration budget (see forecast.h). */
+#include <string.h>
+
+#include "plan/forecast.h"
+
+/* a + b, saturating at UINT64_MAX. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+/* t * (100 + pct) / 100, saturating. */
+static uint64_t plus_pct(uint64_t t, uint32_t pct)
+{
+    unsigned __int128 v = (unsigned __int128)t * (100u + pct) / 100u;
+    return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+plan_learn_state plan_forecast_ratio(const plan_history *site, const plan_history *comm,
+                                     int key, int cls, uint32_t *ratio)
+{
+    plan_learn_state st = PLAN_LEARN_UNKNOWN;
+    if (site && (st = plan_learn_ratio(&site->learn, key, cls, ratio)) != PLAN_LEARN_UNKNOWN)
+        return st;
+    if (comm)
+        return plan_learn_ratio(&comm->learn, key, cls, ratio);
+    *ratio = PLAN_LEARN_ONE;
+    return PLAN_LEARN_UNKNOWN;
+}
+
+int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct)
+{
+    unsigned __int128 need = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * 100u;
+    return need <= (unsigned __int128)b->total_ps * budget_pct;
+}
+
+uint64_t plan_budget_predicted(uint64_t est_ps, uint64_t best_ps)
+{
+    uint64_t floor = best_ps / 10, d = est_ps > best_ps ? est_ps - best_ps : 0;
+    return d > floor ? d : floor;
+}
+
+void plan_budget_unchecked(plan_budget *b, uint64_t unchecked)
+{
+    unsigned __int128 t = (unsigned __int128)unchecked * b->last_native_ps;
+    b->total_ps = sat_add(b->total_ps, t > UINT64_MAX ? UINT64_MAX : (uint64_t)t);
+}
+
+void plan_budget_cost(plan_budget *b, uint64_t cost_ps, uint64_t native_ps, int explored,
+                      uint64_t best_ps)
+{
+    b->total_ps = sat_add(b->total_ps, cost_ps);
+    if (explored && cost_ps > best_ps)
+        b->explore_ps = sat_add(b->explore_ps, cost_ps - best_ps);
+    if (native_ps)
+        b->last_native_ps = native_ps;
+}
+
+void plan_history_calls(plan_history *h, int news, uint64_t unchecked)
+{
+    h->calls++;
+    h->news += news != 0;
+    h->learn.now += 1 + unchecked;
+}
+
+void plan_history_gathered(plan_history *h)
+{
+    h->gathered = h->calls;
+}
+
+/* The history that tells how patterns repeat: the site's once it has seen two patterns, else
+ * the communicator's (a site's first pattern says nothing yet). */
+static const plan_history *patterns_of(const plan_forecast_in *in)
+{
+    if (in->site && (in->site->news >= 2 || !in->comm))
+        return in->site;
+    return in->comm;
+}
+
+/* The calls the site (or the communicator) makes per pattern, at least 1. */
+static uint64_t reuse_of(const plan_forecast_in *in)
+{
+    const plan_history *h = patterns_of(in);
+    if (!h || h->news == 0)
+        return 1;
+    uint64_t r = h->calls / h->news;
+    return r ? r : 1;
+}
+
+/* Whether the site's (or the communicator's) patterns are known not to repeat: several new
+ * patterns, fewer than two calls each. */
+static int drifting(const plan_forecast_in *in)
+{
+    const plan_history *h = patterns_of(in);
+    return h && h->news >= 4 && h->calls < 2 * h->news;
+}
+
+/* The agreement, the gather and planning_ps spread over f's calls per pattern: the time a
+ * plan's call costs beyond its exchange, corrected. */
+static uint64_t extras(const plan_forecast *f, uint64_t planning_ps, uint64_t agree_ps,
+                       uint64_t gather_ps)
+{
+    uint64_t miss =
+        plan_learn_apply(sat_add(sat_add(agree_ps, gather_ps), planning_ps), f->ratio_miss);
+    uint64_t hit = plan_learn_apply(agree_ps, f->ratio_hit);
+    unsigned __int128 x =
+        ((unsigned __int128)miss + (unsigned __int128)hit * (f->reuse - 1)) / f->reuse;
+    return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
+}
+
+/* Every considered family's correction (variant 0) and its state into f: measured ones their
+ * own; one not measured yet at this size starts from the largest of native's (native_ratio)
+ * and the measured families' (a plan model found 30 times too optimistic for one family is
+ * assumed as wrong for the others until they are measured themselves). */
+static void family_ratios(const plan_forecast_in *in, plan_forecast *f, uint32_t native_ratio)
+{
+    uint32_t prior = native_ratio;
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
+        f->ratio[a] = PLAN_LEARN_ONE;
+        f->state[a] = PLAN_LEARN_UNKNOWN;
+        if (!in->learn || !(in->families & (1u << a)))
+            continue;
+        f->state[a] = plan_forecast_ratio(in->site, in->comm, plan_learn_key((plan_algo)a, 0),
+                                          f->cls, &f->ratio[a]);
+        if (f->state[a] != PLAN_LEARN_UNKNOWN && f->ratio[a] > prior)
+            prior = f->ratio[a];
+    }
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++)
+        if (f->state[a] == PLAN_LEARN_UNKNOWN)
+            f->ratio[a] = prior;
+}
+
+/* The corrections of the small-window variants of the families in `plan` (the family's own for
+ * a variant not measured yet), once the call gathers. */
+static void variant_ratios(const plan_forecast_in *in, plan_forecast *f)
+{
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
+        f->ratio_small[a] = f->ratio[a];
+        f->state_small[a] = PLAN_LEARN_UNKNOWN;
+        uint32_t r;
+        if (in->learn && (f->plan & (1u << a)) &&
+            (f->state_small[a] = plan_forecast_ratio(in->site, in->comm,
+                                                     plan_learn_key((plan_algo)a, 1), f->cls,
+                                                     &r)) != PLAN_LEARN_UNKNOWN)
+            f->ratio_small[a] = r;
+    }
+}
+
+uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, uint64_t model_ps,
+                            uint64_t planning_ps, uint64_t agree_ps, uint64_t gather_ps)
+{
+    uint32_t r = variant ? f->ratio_small[a] : f->ratio[a];
+    plan_learn_state st = variant ? f->state_small[a] : f->state[a];
+    uint64_t t = sat_add(plan_learn_apply(model_ps, r), extras(f, planning_ps, agree_ps, gather_ps));
+    return st == PLAN_LEARN_UNKNOWN ? plus_pct(t, PLAN_FORECAST_SAFETY) : t;
+}
+
+/* Family a's time per call before gathering (see plan_forecast.est_ps). */
+static uint64_t family_estimate(const plan_forecast_in *in, plan_forecast *f, plan_algo a)
+{
+    uint64_t run =
+        plan_learn_apply(plan_summary_optimistic(in->s, a, in->duplex, in->c), f->ratio[a]);
+    return sat_add(run, extras(f, plan_summary_planning(in->s, a, in->c), in->agree_ps,
+                               in->gather_ps));
+}
+
+/* Whether family a, estimated at f->est_ps[a], beats native by the rule of its state. */
+static int wins(const plan_forecast_in *in, const plan_forecast *f, plan_algo a)
+{
+    uint64_t t = f->est_ps[a];
+    if (in->learn && f->state[a] == PLAN_LEARN_KNOWN)
+        return t < f->native_ps;
+    if (in->learn && f->state[a] == PLAN_LEARN_STALE)
+        return t < f->native_ps; /* measured then; measured again when it runs */
+    if (in->learn && f->tiny)
+        return 0; /* never measured here, and too small to try */
+    return plus_pct(t, PLAN_FORECAST_SAFETY) < f->native_ps;
+}
+
+/* Whether some family would beat native by its rule (wins) on a pattern repeated for ever:
+ * its corrected optimistic time with one agreement per call. */
+static int would_win_repeated(const plan_forecast_in *in, const plan_forecast *f)
+{
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
+        if (f->est_ps[a] == UINT64_MAX || (in->learn && f->tiny && f->state[a] == PLAN_LEARN_UNKNOWN))
+            continue;
+        uint64_t t = sat_add(
+            plan_learn_apply(plan_summary_optimistic(in->s, (plan_algo)a, in->duplex, in->c),
+                             f->ratio[a]),
+            plan_learn_apply(in->agree_ps, f->ratio_hit));
+        if (in->learn && f->state[a] != PLAN_LEARN_UNKNOWN ? t < f->native_ps
+                                                           : plus_pct(t, PLAN_FORECAST_SAFETY) <
+                                                                 f->native_ps)
+            return 1;
+    }
+    return 0;
+}
+
+/* Whether t is within margin_pct of best. */
+static int close_to(uint64_t t, uint64_t best, uint32_t margin_pct)
+{
+    return t <= best || (unsigned __int128)t * 100 <= (unsigned __int128)best * (100u + margin_pct);
+}
+
+/* After the families are estimated, no family wins: the family to measure whose exploring is
+ * predicted to cost least, if that fits the budget: one not measured yet within the margin of
+ * native, or one measured long ago whatever it was then (a single unlucky measurement must not
+ * exclude a family for good). */
+static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
+{
+    const plan_budget *b = in->budget;
+    uint64_t best_pred = UINT64_MAX;
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
+        if (f->est_ps[a] == UINT64_MAX || f->state[a] == PLAN_LEARN_KNOWN ||
+            (f->state[a] == PLAN_LEARN_UNKNOWN &&
+             !close_to(f->est_ps[a], f->native_ps, in->margin_pct)))
+            continue;
+        uint64_t pred = plan_budget_predicted(f->est_ps[a], f->native_ps);
+        if (pred < best_pred && b && plan_budget_allows(b, pred, in->budget_pct)) {
+            best_pred = pred;
+            f->explore = (plan_algo)a;
+        }
+    }
+}
+
+void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
+{
+    memset(f, 0, sizeof *f);
+    f->explore = PLAN_ALGO_NATIVE;
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
+        f->est_ps[a] = UINT64_MAX;
+    f->bound = plan_summary_bound(in->s, in->duplex);
+    f->cls = plan_learn_class(f->bound);
+    f->reuse = reuse_of(in);
+    f->native_model = plan_summary_native(in->s, in->kind, in->c);
+    uint32_t rn = PLAN_LEARN_ONE;
+    f->native_state = PLAN_LEARN_UNKNOWN;
+    f->ratio_hit = f->ratio_miss = PLAN_LEARN_ONE;
+    if (in->learn) {
+        f->native_state = plan_forecast_ratio(in->site, in->comm, plan_learn_key(PLAN_ALGO_NATIVE, 0),
+                                              f->cls, &rn);
+        plan_forecast_ratio(in->site, in->comm, PLAN_LEARN_HIT, f->cls, &f->ratio_hit);
+        plan_forecast_ratio(in->site, in->comm, PLAN_LEARN_MISS, f->cls, &f->ratio_miss);
+    }
+    f->ratio[PLAN_ALGO_NATIVE] = rn;
+    f->state[PLAN_ALGO_NATIVE] = f->native_state;
+    f->native_ps = plan_learn_apply(f->native_model, rn);
+    f->best_ps = f->native_ps;
+    f->tiny = f->bound < in->explore_min_bytes || f->native_ps < in->explore_min_ps;
+    if (in->learn && f->native_state == PLAN_LEARN_UNKNOWN) {
+        f->measure_native = 1;
+        f->why = "MPI's algorithm not measured yet at this size";
+        return;
+    }
+
+    uint64_t best = f->native_ps;
+    family_ratios(in, f, rn);
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++) {
+        if (a == PLAN_ALGO_NATIVE || !(in->families & (1u << a)))
+            continue;
+        f->est_ps[a] = family_estimate(in, f, (plan_algo)a);
+        if (wins(in, f, (plan_algo)a)) {
+            f->win |= 1u << a;
+            best = f->est_ps[a] < best ? f->est_ps[a] : best;
+        }
+    }
+    f->est_ps[PLAN_ALGO_NATIVE] = f->native_ps;
+    f->best_ps = best;
+    if (f->win) {
+        const plan_budget *b = in->budget;
+        uint64_t pred = plan_budget_predicted(f->native_ps, best);
+        if (in->learn && f->native_state == PLAN_LEARN_STALE && b &&
+            plan_budget_allows(b, pred, in->budget_pct)) {
+            f->measure_native = f->exploring = 1;
+            f->why = "MPI's algorithm measured long ago: measured again";
+            return;
+        }
+        int first = 0;
+        for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
+            if (f->est_ps[a] != UINT64_MAX && close_to(f->est_ps[a], best, in->margin_pct))
+                f->plan |= 1u << a;
+            if ((f->win & (1u << a)) && (!first || f->est_ps[a] < f->est_ps[first]))
+                first = a;
+        }
+        /* candidates to measure only where patterns may repeat: else the best one */
+        f->plan = drifting(in) ? 1u << first : f->plan | f->win;
+        variant_ratios(in, f);
+        f->action = PLAN_FORECAST_GATHER;
+        f->why = "a plan can win";
+        return;
+    }
+    if (in->learn && !f->tiny)
+        consider_exploring(in, f);
+    if (f->explore != PLAN_ALGO_NATIVE) {
+        f->plan = 1u << f->explore;
+        variant_ratios(in, f);
+        f->exploring = 1;
+        f->action = PLAN_FORECAST_GATHER;
+        f->why = "exploring a family not measured at this size";
+        return;
+    }
+    /* a plan that would win once the pattern repeats keeps the calls checked (unless the
+     * site's patterns are known not to repeat) */
+    const plan_history *h = patterns_of(in);
+    int recent = h && h->gathered && h->calls - h->gathered < PLAN_HISTORY_RECENT;
+    f->settled = !recent && (drifting(in) || !would_win_repeated(in, f));
+    f->why = f->tiny && in->learn ? "too small to try plans" : "no plan can win";
+}

@@ -1,0 +1,161 @@
+/* Deciding a new pattern before gathering it: from the combined summary of the call (the
+ * bound, the native model, each family's most optimistic time) and what the call site and the
+ * communicator have learned from measured calls (plan/learn.h), whether any family can beat
+ * the MPI library's own algorithm by enough to be worth gathering the P x P matrix and
+ * planning; else the call runs MPI's algorithm at once. Also what exploring a candidate may
+ * cost (the exploration budget) and the bookkeeping of a site's calls. Pure C, no MPI, integer
+ * arithmetic on agreed values: every rank decides the same. */
+#ifndef HRELAY_PLAN_FORECAST_H
+#define HRELAY_PLAN_FORECAST_H
+
+#include <stdint.h>
+
+#include "plan/cost.h"
+#include "plan/learn.h"
+#include "plan/plan.h"
+#include "plan/summary.h"
+
+/* Percent a family not measured yet (at this size) must be modeled faster than MPI's algorithm
+ * to run: the model's error is unknown there. */
+enum { PLAN_FORECAST_SAFETY = 10 };
+
+/* What one call site (or one communicator) keeps across patterns: its corrections, and how
+ * many calls it made and how many had a new pattern (what a plan's set-up is spread over).
+ * Zero-initialised: nothing seen. */
+typedef struct plan_history {
+    plan_learner learn; /* its clock counts every call, agreed or unchecked */
+    uint64_t calls;     /* agreed calls (whose pattern is known to be new or not) */
+    uint64_t news;      /* of those, calls whose pattern was new */
+    uint64_t gathered;  /* `calls` at the last one that gathered a new pattern to plan it (0:
+                           none) */
+} plan_history;
+
+/* Agreed calls after a site's last gathered pattern during which its calls stay checked (a
+ * site whose sizes vary must not run unchecked through the sizes where plans win). */
+enum { PLAN_HISTORY_RECENT = 32 };
+
+/* What a communicator's calls cost, and what of that went into exploring (calls that ran a
+ * candidate other than the best estimate, to measure it). Zero-initialised. */
+typedef struct plan_budget {
+    uint64_t total_ps;       /* measured calls, and unchecked ones at last_native_ps */
+    uint64_t explore_ps;     /* exploring calls' excess over the best estimate */
+    uint64_t last_native_ps; /* the last measured call of MPI's algorithm */
+} plan_budget;
+
+/* What a forecast is made from. */
+typedef struct plan_forecast_in {
+    const plan_summary *s;      /* the call's summary, combined over ranks */
+    plan_native_kind kind;      /* which MPI call */
+    plan_duplex duplex;         /* the links' model plans obey */
+    const plan_cost_params *c;
+    uint32_t families;          /* bit per family that may be planned */
+    const plan_history *site;   /* the call site's history, NULL if the ranks do not agree on
+                                   the site */
+    const plan_history *comm;   /* the communicator's */
+    const plan_budget *budget;  /* the communicator's */
+    int learn;                  /* 0: the model alone (no corrections, no exploration) */
+    uint64_t agree_ps;          /* the modeled agreement */
+    uint64_t gather_ps;         /* the modeled gather of the matrix */
+    uint32_t margin_pct;        /* candidates this close to the best are worth measuring */
+    uint32_t budget_pct;        /* exploration may cost this percent of all calls' time */
+    uint64_t explore_min_ps;    /* nothing is explored where MPI's call takes less */
+    uint64_t explore_min_bytes; /* nor where the busiest rank moves fewer bytes */
+} plan_forecast_in;
+
+/* What the call does. */
+typedef enum plan_forecast_action {
+    PLAN_FORECAST_NATIVE,  /* MPI's algorithm, without gathering */
+    PLAN_FORECAST_GATHER   /* gather, plan the families in `plan`, choose */
+} plan_forecast_action;
+
+/* A forecast. Times are per call, in picoseconds, corrected by what was learned. */
+typedef struct plan_forecast {
+    plan_forecast_action action;
+    int cls;                 /* size class (plan_learn_class of the bound) */
+    uint64_t bound;          /* the busiest rank's bytes under the duplex mode */
+    int tiny;                /* too small to explore */
+    uint64_t reuse;          /* calls expected per pattern at the site */
+    uint64_t native_model;   /* plan_summary_native */
+    uint64_t native_ps;      /* corrected */
+    plan_learn_state native_state;
+    uint32_t ratio[PLAN_ALGO_COUNT];          /* correction of each family's schedule model
+                                                 (for a family not measured yet, the largest
+                                                 of native's and the measured families') */
+    plan_learn_state state[PLAN_ALGO_COUNT];  /* of each family (variant 0) */
+    uint32_t ratio_small[PLAN_ALGO_COUNT];    /* the same of variant 1 (the family's for a
+                                                 variant not measured yet) */
+    plan_learn_state state_small[PLAN_ALGO_COUNT];
+    uint32_t ratio_hit, ratio_miss;           /* corrections of the overheads */
+    uint64_t est_ps[PLAN_ALGO_COUNT];         /* a family's optimistic time with its share of
+                                                 the overheads; UINT64_MAX: not considered */
+    uint32_t win;            /* families modeled to beat MPI's algorithm (bit per family) */
+    uint32_t plan;           /* families to plan when gathering */
+    plan_algo explore;       /* a family this call runs to measure it (NATIVE: none) */
+    int measure_native;      /* this call runs MPI's algorithm to measure it (not measured
+                                yet at this size, or measured long ago) */
+    int exploring;           /* this call explores (measure_native again, or `explore`) */
+    uint64_t best_ps;        /* the best estimate (what exploring is measured against) */
+    int settled;             /* native, and no family is worth trying even if the pattern
+                                repeats: later calls may run unchecked */
+    const char *why;         /* the reason, for verbose output */
+} plan_forecast;
+
+/* Forecasts the call described by in (see the file comment):
+ * - native not measured yet at this size (within PLAN_LEARN_REACH classes): MPI's algorithm,
+ *   measured (costs nothing over MPI);
+ * - a family wins if its optimistic time with the agreement, the gather and planning spread
+ *   over the calls expected per pattern beats native: measured families by their correction,
+ *   families not measured yet by the largest of native's and the measured families'
+ *   corrections and PLAN_FORECAST_SAFETY percent (only where not tiny); then gather, and plan
+ *   the winners and the families within margin_pct of the best (only the best winner where
+ *   patterns are known not to repeat: at least 4 new ones, fewer than 2 calls each); native
+ *   measured long ago (stale) is measured again instead, if the budget allows;
+ * - else, if not tiny, the family whose exploring is predicted to cost least is explored
+ *   (gathered, planned and run) if the budget allows: one not measured yet within margin_pct
+ *   of native, or one measured long ago (stale) whatever its old correction says;
+ * - else MPI's algorithm; settled (later calls may run unchecked) unless a family would win
+ *   once the pattern repeats and the site's patterns are not known to change every call, or
+ *   the site gathered a pattern within its last PLAN_HISTORY_RECENT agreed calls.
+ * The calls per pattern are the site's once it has seen two patterns, else the
+ * communicator's.
+ * With learn == 0: the raw models, the safety for every family, no measuring or exploring. */
+void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f);
+
+/* A plan's time per call as a forecast f estimates it when gathered: its schedule model
+ * model_ps corrected for family a's variant, plus the agreement, the gather and its planning
+ * (planning_ps) spread over the calls expected per pattern (corrected as the overheads); a
+ * candidate not measured yet at this size (or with learn == 0) with PLAN_FORECAST_SAFETY
+ * percent more. agree_ps and gather_ps as in plan_forecast_in. */
+uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, uint64_t model_ps,
+                            uint64_t planning_ps, uint64_t agree_ps, uint64_t gather_ps);
+
+/* The correction of key in class cls from the site's history (if any), else the
+ * communicator's (plan_learn_ratio); unknown in both: PLAN_LEARN_ONE. */
+plan_learn_state plan_forecast_ratio(const plan_history *site, const plan_history *comm,
+                                     int key, int cls, uint32_t *ratio);
+
+/* Whether exploring a candidate predicted to cost predicted_ps more than the best estimate
+ * fits the budget: the exploration spent so far plus this one within budget_pct percent of
+ * everything the calls cost. */
+int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct);
+
+/* What exploring a candidate estimated at est_ps is predicted to cost beyond the best estimate
+ * best_ps: the difference, at least a tenth of the best. */
+uint64_t plan_budget_predicted(uint64_t est_ps, uint64_t best_ps);
+
+/* Accounts `unchecked` calls that ran MPI's algorithm unmeasured (at b->last_native_ps). */
+void plan_budget_unchecked(plan_budget *b, uint64_t unchecked);
+
+/* Accounts a measured call: its cost; if it explored, its excess over best_ps; native_ps, if
+ * not 0, the time of MPI's exchange it ran (the cost of later unchecked calls). */
+void plan_budget_cost(plan_budget *b, uint64_t cost_ps, uint64_t native_ps, int explored,
+                      uint64_t best_ps);
+
+/* Counts an agreed call in h (news: its pattern is new) and the `unchecked` calls before it
+ * that ran without agreement; all of them tick its learner. */
+void plan_history_calls(plan_history *h, int news, uint64_t unchecked);
+
+/* Notes in h that its current call gathers a pattern to plan it. */
+void plan_history_gathered(plan_history *h);
+
+#endif

@@ -1,0 +1,91 @@
+/* Corrections of the cost model learned from measured calls (see learn.h). */
+#include "plan/learn.h"
+
+/* Bounds of a ratio. */
+#define RATIO_MIN (PLAN_LEARN_ONE / 256)
+#define RATIO_MAX (PLAN_LEARN_ONE * 4096u)
+
+int plan_learn_key(plan_algo algo, int variant)
+{
+    return (int)algo + (variant > 0 && variant < PLAN_LEARN_VARIANTS ? variant : 0) *
+                           PLAN_ALGO_COUNT;
+}
+
+int plan_learn_class(uint64_t bytes)
+{
+    if (bytes < 4)
+        return 0;
+    int k = (63 - __builtin_clzll(bytes)) / 2;
+    return k < PLAN_LEARN_CLASSES ? k : PLAN_LEARN_CLASSES - 1;
+}
+
+/* The lower median of a cell's samples (n >= 1). */
+static uint32_t cell_median(const plan_learn_cell *c)
+{
+    uint32_t s[PLAN_LEARN_RING];
+    for (int i = 0; i < c->n; i++) { /* insertion sort: at most PLAN_LEARN_RING */
+        int k = i;
+        for (; k > 0 && s[k - 1] > c->ratio[i]; k--)
+            s[k] = s[k - 1];
+        s[k] = c->ratio[i];
+    }
+    return s[(c->n - 1) / 2];
+}
+
+/* Whether cell c (with samples) is stale at tick now. */
+static int cell_stale(const plan_learn_cell *c, uint64_t now)
+{
+    uint32_t after = (uint32_t)PLAN_LEARN_STALE_MIN << c->backoff;
+    return (uint32_t)now - c->last >= after;
+}
+
+plan_learn_state plan_learn_ratio(const plan_learner *l, int key, int cls, uint32_t *ratio)
+{
+    *ratio = PLAN_LEARN_ONE;
+    if (key < 0 || key >= PLAN_LEARN_KEYS)
+        return PLAN_LEARN_UNKNOWN;
+    for (int d = 0; d <= 2 * PLAN_LEARN_REACH; d++) {
+        int k = cls + (d % 2 ? -(d + 1) / 2 : d / 2); /* cls, cls - 1, cls + 1, ... */
+        if (k < 0 || k >= PLAN_LEARN_CLASSES || !l->cell[key][k].n)
+            continue;
+        const plan_learn_cell *c = &l->cell[key][k];
+        *ratio = c->median;
+        return cell_stale(c, l->now) ? PLAN_LEARN_STALE : PLAN_LEARN_KNOWN;
+    }
+    return PLAN_LEARN_UNKNOWN;
+}
+
+uint64_t plan_learn_apply(uint64_t model_ps, uint32_t ratio)
+{
+    unsigned __int128 v = (unsigned __int128)model_ps * ratio / PLAN_LEARN_ONE;
+    return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
+}
+
+void plan_learn_record(plan_learner *l, int key, int cls, uint64_t measured_ps,
+                       uint64_t model_ps)
+{
+    if (model_ps == 0 || key < 0 || key >= PLAN_LEARN_KEYS || cls < 0 ||
+        cls >= PLAN_LEARN_CLASSES)
+        return;
+    unsigned __int128 r = (unsigned __int128)measured_ps * PLAN_LEARN_ONE / model_ps;
+    uint32_t ratio = r < RATIO_MIN ? RATIO_MIN : r > RATIO_MAX ? RATIO_MAX : (uint32_t)r;
+    plan_learn_cell *c = &l->cell[key][cls];
+    if (c->n && cell_stale(c, l->now)) {
+        c->n = c->at = 0;
+        if (((uint64_t)PLAN_LEARN_STALE_MIN << (c->backoff + 1)) <= PLAN_LEARN_STALE_MAX)
+            c->backoff++;
+    } else if (c->n) {
+        c->backoff = 0;
+    }
+    c->ratio[c->at] = ratio;
+    c->at = (uint8_t)((c->at + 1) % PLAN_LEARN_RING);
+    if (c->n < PLAN_LEARN_RING)
+        c->n++;
+    c->median = cell_median(c);
+    c->last = (uint32_t)l->now;
+}
+
+void plan_learn_tick(plan_learner *l)
+{
+    l->now++;
+}

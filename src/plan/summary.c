@@ -1,0 +1,159 @@
+/* The summary of an exchange and the figures that follow from it (see summary.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/summary.h"
+
+/* a + b, saturating at UINT64_MAX. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+/* a * b, saturating at UINT64_MAX. */
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    uint64_t s;
+    return __builtin_mul_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+size_t plan_summary_blocks(int p, const plan_cost_params *c)
+{
+    return plan_cost_native_blocks(p, c);
+}
+
+/* The percent of the smaller direction that adds to the larger on the calibrated links. */
+static uint32_t duplex_share(const plan_cost_params *c)
+{
+    return (c->duplex_pct < 200 ? c->duplex_pct : 200) - 100;
+}
+
+/* A hash of "rank i sends rank j b bytes" (p ranks; splitmix64's finaliser). */
+static uint64_t pair_hash(int p, int i, int j, uint64_t b)
+{
+    uint64_t x = ((uint64_t)i * (uint64_t)p + (uint64_t)j) * 0x9E3779B97F4A7C15ull ^ b;
+    x ^= x >> 30;
+    x *= 0xBF58476D1CE4E5B9ull;
+    x ^= x >> 27;
+    x *= 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+void plan_summary_rank(plan_summary *s, int p, int rank, const uint64_t *row,
+                       const uint64_t *col, uint64_t packet_bytes, const plan_cost_params *c)
+{
+    uint64_t sent = 0, recvd = 0, out = 0, in = 0, largest = 0, smallest = UINT64_MAX;
+    uint64_t packets = 0, balance = 0;
+    for (int j = 0; j < p; j++) {
+        balance += pair_hash(p, rank, j, row[j]) - pair_hash(p, j, rank, col[j]);
+        if (j == rank)
+            continue;
+        sent += row[j];
+        recvd += col[j];
+        out += row[j] != 0;
+        in += col[j] != 0;
+        largest = row[j] > largest ? row[j] : largest;
+        smallest = row[j] < smallest ? row[j] : smallest;
+        packets = sat_add(packets, row[j] / packet_bytes + (row[j] % packet_bytes != 0));
+    }
+    uint64_t big = sent > recvd ? sent : recvd, small = sent > recvd ? recvd : sent;
+    s->p = p;
+    s->max[PLAN_SUMMARY_SENT] = sent;
+    s->max[PLAN_SUMMARY_RECEIVED] = recvd;
+    s->max[PLAN_SUMMARY_LOAD_FULL] = big;
+    s->max[PLAN_SUMMARY_LOAD_HALF] = big + small;
+    s->max[PLAN_SUMMARY_LOAD_SHARED] =
+        big + (uint64_t)((unsigned __int128)small * duplex_share(c) / 100);
+    s->max[PLAN_SUMMARY_DEGREE_FULL] = out > in ? out : in;
+    s->max[PLAN_SUMMARY_DEGREE_HALF] = out + in;
+    s->max[PLAN_SUMMARY_LARGEST] = largest;
+    s->max[PLAN_SUMMARY_NOT_SMALLEST] = UINT64_MAX - smallest;
+    s->sum[PLAN_SUMMARY_MESSAGES] = out;
+    s->sum[PLAN_SUMMARY_PACKETS] = packets;
+    s->sum[PLAN_SUMMARY_BALANCE] = balance;
+    s->nblocks = plan_summary_blocks(p, c);
+    plan_cost_native_rank(p, rank, row, col, c, s->block);
+}
+
+void plan_summary_merge(plan_summary *into, const plan_summary *from)
+{
+    for (int k = 0; k < PLAN_SUMMARY_MAX; k++)
+        if (from->max[k] > into->max[k])
+            into->max[k] = from->max[k];
+    for (int k = 0; k < PLAN_SUMMARY_SUM; k++)
+        into->sum[k] = k == PLAN_SUMMARY_BALANCE ? into->sum[k] + from->sum[k]
+                                                 : sat_add(into->sum[k], from->sum[k]);
+    for (size_t b = 0; b < into->nblocks && b < from->nblocks; b++)
+        if (from->block[b] > into->block[b])
+            into->block[b] = from->block[b];
+}
+
+int plan_summary_of_matrix(plan_summary *s, const plan_matrix *m, uint64_t packet_bytes,
+                           const plan_cost_params *c)
+{
+    int p = m->p;
+    size_t nb = plan_summary_blocks(p, c);
+    uint64_t *col = malloc(((size_t)p + nb) * sizeof *col);
+    if (!col)
+        return -1;
+    plan_summary one = {.block = col + p};
+    for (int r = 0; r < p; r++) {
+        for (int i = 0; i < p; i++)
+            col[i] = plan_matrix_at(m, i, r);
+        plan_summary_rank(r ? &one : s, p, r, m->bytes + (size_t)r * (size_t)p, col,
+                          packet_bytes, c);
+        if (r)
+            plan_summary_merge(s, &one);
+    }
+    free(col);
+    return 0;
+}
+
+int plan_summary_consistent(const plan_summary *s)
+{
+    return s->sum[PLAN_SUMMARY_BALANCE] == 0;
+}
+
+uint64_t plan_summary_bound(const plan_summary *s, plan_duplex duplex)
+{
+    return s->max[duplex == PLAN_DUPLEX_HALF ? PLAN_SUMMARY_LOAD_HALF : PLAN_SUMMARY_LOAD_FULL];
+}
+
+uint64_t plan_summary_degree(const plan_summary *s, plan_duplex duplex)
+{
+    return s->max[duplex == PLAN_DUPLEX_HALF ? PLAN_SUMMARY_DEGREE_HALF
+                                             : PLAN_SUMMARY_DEGREE_FULL];
+}
+
+uint64_t plan_summary_native(const plan_summary *s, plan_native_kind kind,
+                             const plan_cost_params *c)
+{
+    uint64_t largest = s->max[PLAN_SUMMARY_LARGEST];
+    uint64_t smallest = UINT64_MAX - s->max[PLAN_SUMMARY_NOT_SMALLEST];
+    uint64_t uniform = s->p >= 2 && largest == smallest ? largest : 0;
+    return plan_cost_native_figures(s->p, kind, uniform, largest, s->block, s->nblocks, c);
+}
+
+uint64_t plan_summary_optimistic(const plan_summary *s, plan_algo a, plan_duplex duplex,
+                                 const plan_cost_params *c)
+{
+    uint64_t p = s->p > 1 ? (uint64_t)s->p : 1;
+    uint64_t bound = plan_cost_bytes(plan_summary_bound(s, duplex), c);
+    if (a == PLAN_ALGO_TRANSPOSE)
+        return 2 * (bound / p) * (p - 1) + 2 * (p - 1) * c->step_ps;
+    if (a == PLAN_ALGO_FORWARD && duplex != PLAN_DUPLEX_HALF)
+        return plan_cost_bytes(s->max[PLAN_SUMMARY_LOAD_SHARED], c) +
+               s->max[PLAN_SUMMARY_DEGREE_HALF] * c->step_ps;
+    return bound + plan_summary_degree(s, duplex) * c->step_ps;
+}
+
+uint64_t plan_summary_planning(const plan_summary *s, plan_algo a, const plan_cost_params *c)
+{
+    /* as plan_cost_planning: plan_ps per matrix entry and per segment (unit of work) */
+    uint64_t units = a == PLAN_ALGO_FORWARD
+                         ? sat_mul(s->sum[PLAN_SUMMARY_PACKETS], PLAN_COST_FORWARD_UNITS)
+                         : s->sum[PLAN_SUMMARY_MESSAGES];
+    uint64_t entries = sat_mul((uint64_t)s->p, (uint64_t)s->p);
+    return sat_mul(sat_add(entries, units), c->plan_ps);
+}

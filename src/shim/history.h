@@ -1,0 +1,51 @@
+/* What a communicator and its call sites learn from measured calls, what exploring costs, and
+ * the decision of a new pattern before gathering it (history.c): the shim's side of
+ * plan/learn.h and plan/forecast.h. Everything here changes only at agreements, from agreed
+ * values, identically on every rank. */
+#ifndef HRELAY_SHIM_HISTORY_H
+#define HRELAY_SHIM_HISTORY_H
+
+#include <stdint.h>
+
+#include "plan/forecast.h"
+#include "shim/agree.h"
+#include "shim/call.h"
+
+/* Nothing is explored (candidates that may lose are not tried) on exchanges whose busiest rank
+ * moves fewer bytes than this, or whose MPI call takes less than SHIM_EXPLORE_MIN_PS. */
+enum { SHIM_EXPLORE_MIN_BYTES = 4096 };
+#define SHIM_EXPLORE_MIN_PS ((uint64_t)20000000) /* 20 us */
+
+/* The families auto may plan (a bit per plan_algo). */
+#define SHIM_AUTO_FAMILIES                                                                     \
+    ((1u << PLAN_ALGO_DIRECT) | (1u << PLAN_ALGO_WALKER_OTTO) | (1u << PLAN_ALGO_GREEDY) |     \
+     (1u << PLAN_ALGO_STEPWISE) | (1u << PLAN_ALGO_FORWARD) | (1u << PLAN_ALGO_TRANSPOSE))
+
+/* The modeled latency of one agreement on p ranks (an allreduce: a round trip per level of a
+ * tree). */
+uint64_t shim_agree_model(int p);
+
+/* Before the agreement: whether this rank holds the history of its call site of index idx
+ * (creating it on first use), or the site has none to hold (idx < 0, beyond
+ * SHIM_HISTORY_SITES, or turned off); 0 when it cannot be created (out of memory). */
+int shim_history_ready(shim_comm *rec, long idx);
+
+/* After the agreement: the history of the call's site when every rank brought the same site and
+ * holds its history, else NULL (the communicator's alone). A site some rank could not create a
+ * history for is turned off on every rank. */
+plan_history *shim_history_of(shim_comm *rec, const shim_agreement *ag);
+
+/* After the agreement: learns from the previous agreed call (rec->prev, its times agreed in
+ * ag) into its site's history and the communicator's, charges it to the budget (and its
+ * exploration to its site's statistics on this rank), then counts this call and the calls run
+ * unchecked since the last agreement (site: the call's history, or NULL; news: the call's
+ * pattern is new). */
+void shim_history_update(shim_comm *rec, const shim_agreement *ag, plan_history *site,
+                         int news);
+
+/* The forecast of call c (auto, arguments fine everywhere) from the agreed summary in
+ * rec->summary, its site's history (or NULL) and the communicator's. */
+void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history *site,
+                   plan_forecast *fc);
+
+#endif

@@ -1,0 +1,96 @@
+#!/bin/bash
+# Drifting patterns (tests/mpi/drift: one call site whose counts change on every call) under
+# auto: every result byte-identical to MPI's and every rank running the same family on every
+# call, with the built-in costs and under a calibration that makes plans look fast (so that
+# plans run and are measured); a drifting site where no plan can win is decided before
+# gathering (the report says so per call site, and nothing is planned); under a calibration
+# whose model is more than 30 times wrong about plans, the first family that runs stops within
+# three calls.
+. "${srcdir:-.}/tests/mpi/common.sh"
+field() { python3 "${srcdir:-.}/tests/mpi/report_field.py" "$@" || hr_fail "report: $*"; }
+r=$HR_TMP/report.json
+cat >"$HR_TMP/plans-win.cfg" <<'CFG'
+native_percent = 1000
+step_s = 1e-9
+CFG
+cat >"$HR_TMP/plan-never.cfg" <<'CFG'
+step_s = 0.5
+native_percent = 0
+CFG
+# MPI's algorithm modeled at 10 ms per message: more than 30 times what plans are modeled at
+cat >"$HR_TMP/native-30x.cfg" <<'CFG'
+gap_s = 0.01
+step_s = 1e-9
+CFG
+
+# runs drift on N ranks with the settings before --, then its arguments; the families it ran
+run_drift() {
+    local n=$1
+    shift
+    hr_run "$n" "$@" >"$HR_TMP/out" 2>"$HR_TMP/err" ||
+        hr_fail "drift on $n ranks ($*): $(cat "$HR_TMP/out" "$HR_TMP/err")"
+    grep -q '^drift: ok$' "$HR_TMP/out" || hr_fail "drift on $n ranks: $(cat "$HR_TMP/out")"
+    sed -n 's/^drift: P=[0-9]* calls=[0-9]*://p' "$HR_TMP/out"
+}
+
+for n in 1 2 3 4 5 8; do
+    seed=$((HRELAY_TEST_SEED + n))
+    run_drift "$n" -- ./tests/mpi/drift --seed "$seed" --calls 30 --mode random >/dev/null
+    ran=$(run_drift "$n" HRELAY_CONFIG="$HR_TMP/plans-win.cfg" -- ./tests/mpi/drift \
+        --seed "$seed" --calls 36 --mode sweep --max 65536)
+    if [ "$n" -gt 1 ]; then
+        case $ran in
+        *direct* | *stepwise* | *greedy* | *transpose* | *forward* | *walker-otto*) ;;
+        *) hr_fail "no plan ran on $n ranks under plans-win.cfg: $ran" ;;
+        esac
+    fi
+done
+
+# no plan can win (every plan step modeled at half a second): every call native, nothing
+# gathered or planned, and the report counts the calls decided before gathering
+for n in 2 4; do
+    run_drift "$n" HRELAY_CONFIG="$HR_TMP/plan-never.cfg" HRELAY_REPORT="$r" HRELAY_VERBOSE=2 \
+        -- ./tests/mpi/drift --seed 7 --calls 40 --mode random --max 4000 >/dev/null
+    site=$(grep -o '"site": "drift.c:[0-9]* exchange"' "$r" | sed 's/"site": "//; s/"$//')
+    [ -n "$site" ] || hr_fail "no drift.c site in the report: $(cat "$r")"
+    [ "$(field "$r" "$site" calls)" = 40 ] || hr_fail "calls: $(cat "$r")"
+    [ "$(field "$r" "$site" algorithms.native)" = 40 ] || hr_fail "not all native: $(cat "$r")"
+    [ "$(field "$r" "$site" plans_computed)" = 0 ] || hr_fail "planned: $(cat "$r")"
+    before=$(field "$r" "$site" decided_before_gather)
+    unchecked=$(field "$r" "$site" unchecked)
+    [ "$before" -ge 2 ] && [ $((before + unchecked)) = 40 ] ||
+        hr_fail "decided before gathering $before, unchecked $unchecked of 40: $(cat "$r")"
+    [ "$(field "$r" total decided_before_gather)" = "$before" ] || hr_fail "total: $(cat "$r")"
+    if grep -q '^hrelay: new pattern on' "$HR_TMP/err"; then
+        hr_fail "a pattern was gathered: $(cat "$HR_TMP/err")"
+    fi
+    grep -q "^hrelay: MPI_Alltoallv on $n ranks: native (decided before gathering)" \
+        "$HR_TMP/err" || hr_fail "no call decided before gathering: $(cat "$HR_TMP/err")"
+done
+
+# plans modeled more than 30 times faster than MPI's algorithm on exchanges where they lose on
+# this machine (a few KiB on 4 ranks): MPI's algorithm is measured first, then a plan runs
+# (its family not measured yet) and, measured, stops: the first family that ran runs at most
+# three calls, all among the first five, and plans (other families explored within the
+# budget, when noise brings them close) run on a few calls only
+ran=$(run_drift 4 HRELAY_CONFIG="$HR_TMP/native-30x.cfg" HRELAY_REPORT="$r" -- ./tests/mpi/drift \
+    --seed 11 --calls 30 --mode random --max 1500)
+set -- $ran
+[ "$1" = native ] || hr_fail "the first call did not measure MPI's algorithm: $ran"
+k=0 plans=0 first= runs=0 last=-1
+for f in "$@"; do
+    if [ "$f" != native ]; then
+        plans=$((plans + 1))
+        first=${first:-$f}
+    fi
+    if [ -n "$first" ] && [ "$f" = "$first" ]; then
+        runs=$((runs + 1))
+        last=$k
+    fi
+    k=$((k + 1))
+done
+[ "$plans" -ge 1 ] || hr_fail "no plan ran although modeled 30 times faster: $ran"
+[ "$runs" -le 3 ] && [ "$last" -le 4 ] ||
+    hr_fail "$first kept running ($runs calls, the last at call $last): $ran"
+[ "$plans" -le 6 ] || hr_fail "plans ran on $plans of 30 calls: $ran"
+exit 0
