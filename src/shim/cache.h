@@ -23,6 +23,7 @@ typedef struct shim_prog {
     size_t nsteps;
     uint64_t model_ps; /* plan_cost_plan */
     size_t nsegments;  /* of the whole plan */
+    int steps;         /* steps in flight when it runs (exec_opts.steps; shim_topo_steps) */
 } shim_prog;
 
 /* Releases one reference (freeing at the last); p may be NULL. */

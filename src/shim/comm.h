@@ -10,6 +10,7 @@
 #include "shim/cache.h"
 #include "shim/site.h"
 #include "shim/state.h"
+#include "shim/topo.h"
 
 /* hrelay's state for one user intracommunicator, an attribute of it. Only the thread making
  * a collective call on the communicator touches it (MPI forbids concurrent collectives on one
@@ -38,6 +39,7 @@ typedef struct shim_comm {
     MPI_Count *scount, *rcount; /* normalised counts of the current call */
     MPI_Aint *sdispl, *rdispl;  /* normalised displacements in bytes */
     uint64_t *row;              /* this call's row */
+    shim_topo topo;             /* the node of every rank (HRELAY_NODE_SIZE), node communicators */
 } shim_comm;
 
 /* The first run of unchecked native calls after a request changes (see call.c). */

@@ -27,6 +27,7 @@
 #include "shim/describe.h"
 #include "shim/log.h"
 #include "shim/miss.h"
+#include "shim/node_gather.h"
 #include "shim/state.h"
 #include "shim/validate.h"
 
@@ -192,7 +193,8 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
     *ag = (shim_agreement){.slots = mask,
                            .ok = c->status == 0,
                            .timed = rec->prev_slot >= 0,
-                           .can_gather = mask || shim_comm_gather_buffer(rec) == 0,
+                           /* node-shim: the node path's metadata or the P x P matrix */
+                           .can_gather = mask || shim_miss_buffer(rec, c->request) == 0,
                            .prev_ps = rec->prev_ps,
                            .prepared = c->run.slot};
 }
@@ -283,7 +285,9 @@ static int run_agreed(shim_call *c, uint64_t t0)
         return run_unchecked(c->a, rec, c->site, 0);
     }
     feedback(rec, ag.timed, ag.prev_ps);
-    shim_miss_result res = shim_miss(c);
+    /* node-shim: node-direct gathers node-level metadata, never the P x P matrix */
+    shim_miss_result res =
+        shim_node_path(rec, c->request) ? shim_node_miss(c, ag.ok) : shim_miss(c);
     if (res.outcome == SHIM_MISS_RUN)
         return finish(c, res.slot, 0, res.planned, t0);
     shim_run_free(&c->run);

@@ -1,5 +1,6 @@
 /* What one call runs: its preparation (the view of the plan on the call's buffers, staging,
  * the MPI_IN_PLACE copy), agreed where it may fail, and its execution. */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "shim/log.h"
@@ -25,6 +26,7 @@ int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const
         return -1;
     exec_view_free(r->view);
     r->view = NULL;
+    r->steps = prog->steps;
     if (exec_view_create(&prog->lo, x, &r->view) != MPI_SUCCESS ||
         exec_view_staging(r->view) > shim_g.cfg.max_staging)
         return -1;
@@ -68,7 +70,9 @@ int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x,
     if (r->algo == PLAN_ALGO_NATIVE) {
         rc = shim_args_pmpi(a);
     } else {
-        exec_opts opts = {.window = shim_g.cfg.window, .tag = SHIM_TAG_PLAN};
+        /* a node plan's steps in flight bound its operations (exec.h), not HRELAY_WINDOW */
+        exec_opts opts = {.window = r->steps ? INT_MAX : shim_g.cfg.window, .steps = r->steps,
+                          .tag = SHIM_TAG_PLAN};
         rc = exec_self_copy(x, rec->priv);
         if (rc == MPI_SUCCESS)
             rc = exec_view_run(r->view, rec->priv, &opts);

@@ -21,6 +21,7 @@ typedef struct shim_run {
     void *stage;
     int slot;       /* the slot the view was prepared for, -1 if none */
     plan_algo algo; /* the family the call runs */
+    int steps;      /* the prepared program's steps in flight (shim_prog.steps) */
 } shim_run;
 
 /* Releases what a call prepared (r stays usable). */
