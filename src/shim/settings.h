@@ -46,7 +46,8 @@ enum {
     SHIM_SITE_FRAMES = 8,       /* HRELAY_SITE_DEPTH: at most this many frames per call site */
     SHIM_NODE_AUTO = 0,         /* HRELAY_NODE_SIZE=auto: the nodes MPI_Comm_split_type finds */
     SHIM_NODE_SIZE_MAX = 1 << 20, /* HRELAY_NODE_SIZE: the largest K */
-    SHIM_DEFAULT_NODE_STEPS = 2 /* HRELAY_NODE_STEPS: node steps in flight per rank */
+    SHIM_DEFAULT_NODE_STEPS = 4 /* HRELAY_NODE_STEPS: node steps in flight per rank (measured:
+                                   docs/algorithms.md, "Node-level families in the shim") */
 };
 
 /* Settings from the HRELAY_* environment and HRELAY_CONFIG, read on rank 0 and broadcast
