@@ -14,6 +14,12 @@ noinst_PROGRAMS += bench/node_plan_time
 bench_node_plan_time_SOURCES = bench/node_plan_time.c
 bench_node_plan_time_LDADD = libhrelay_plan.la
 
+# bench/node_meta: a new pattern's metadata, the P x P gather against node-direct's node-level
+# exchange (shim/node_gather.c) and an allreduce of the node matrix; run it with mpiexec (on the
+# emulated cluster: hrelay-emucluster run -n P -- bench/node_meta). docs/algorithms.md has runs.
+noinst_PROGRAMS += bench/node_meta
+bench_node_meta_SOURCES = bench/node_meta.c
+
 # bench/alltoallv_bench: MPI_Alltoallv timed side by side (PMPI, native, every hrelay family,
 # auto) on fixed and drifting exchange patterns, against the network's lower bounds (per rank
 # and per node), per call and over the whole run. An MPI program that finds

@@ -52,10 +52,17 @@ typedef struct exec_exchange {
 } exec_exchange;
 
 /* How a plan runs: at most `window` point-to-point operations in flight (>= 1; the operations
- * of one step are always posted together, so window 1 is one paired send/receive per step),
- * all messages with `tag`. */
+ * of one step are always posted together, so window 1 is one paired send/receive per step);
+ * with `steps` > 0 also at most `steps` consecutive steps of the plan in flight: an operation
+ * of step s is posted once every operation of steps up to s - steps has completed (0: no such
+ * limit); all messages with `tag`. A node plan's step is a node step: a rank sends to and
+ * receives from the lanes of its node's peer nodes, L sends and L receives with L ranks per
+ * node, so `window` 2L allows about one node step in flight and 4L two, but only where every
+ * step has that many operations (a sparse step has fewer, and the window then admits more
+ * steps); `steps` bounds the node steps in flight exactly, whatever each step holds. */
 typedef struct exec_opts {
     int window;
+    int steps;
     int tag;
 } exec_opts;
 

@@ -17,7 +17,13 @@
  * with 8 ranks sharing 2 cores, larger windows are much faster (direct plan, 256 KiB mean
  * messages: 900 ms at window 1, 231 at 8, 79 at 32, 56 at 64). 32 is MPICH's own throttle
  * (MPIR_CVAR_ALLTOALL_THROTTLE) and keeps the extra memory bounded. Window 1 is one paired
- * send/receive per step. */
+ * send/receive per step.
+ *
+ * Steps in flight (exec_opts.steps, for node plans): an operation is posted only when the
+ * oldest operation still in flight belongs to one of the `steps` - 1 steps before its own, so a
+ * node's NIC carries the node steps the plan says at a time (plus the tail of the ones before)
+ * rather than every step the window reaches. Waiting only for earlier steps, the induction
+ * above holds unchanged. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,8 +182,18 @@ static void abandon(runner *r)
         r->c.v->stash.arena.base = NULL; /* leaked on purpose */
 }
 
-/* Posts every operation in step order within the window, then completes the rest. */
-static int run_steps(runner *r, size_t window)
+/* Whether the oldest operation in flight must complete before operations of step `step` are
+ * posted: the window lacks room for `need` more, or it is `steps` (> 0) or more steps older. */
+static int must_wait(const runner *r, size_t need, size_t step, size_t window, size_t steps)
+{
+    if (r->q.n == 0)
+        return 0;
+    return r->q.n + need > window || (steps && r->q.slot[r->q.head].step + steps <= step);
+}
+
+/* Posts every operation in step order within the window and the steps in flight, then
+ * completes the rest. */
+static int run_steps(runner *r, size_t window, size_t steps)
 {
     const plan_local *lo = r->c.v->lo;
     size_t i = 0, k = 0;
@@ -189,7 +205,7 @@ static int run_steps(runner *r, size_t window)
         size_t iend, kend;
         size_t need = exec_ops_at(lo->recvs, lo->nrecvs, k, step, &kend) +
                       exec_ops_at(lo->sends, lo->nsends, i, step, &iend);
-        while (rc == MPI_SUCCESS && r->q.n > 0 && r->q.n + need > window)
+        while (rc == MPI_SUCCESS && must_wait(r, need, step, window, steps))
             rc = complete_oldest(r);
         for (; rc == MPI_SUCCESS && k < kend; k++)
             if (lo->recvs[k].bytes > 0)
@@ -216,15 +232,16 @@ int exec_view_run(exec_view *v, MPI_Comm comm, const exec_opts *o)
         memset(v->cuts.fill, 0, v->cuts.n * sizeof *v->cuts.fill);
 
     size_t window = o->window > 0 ? (size_t)o->window : 1;
+    size_t steps = o->steps > 0 ? (size_t)o->steps : 0, ops = lo->nsends + lo->nrecvs;
     runner r = {.c = {.v = v, .comm = comm}, .tag = o->tag};
-    r.q.cap = window + v->max_ops;
+    r.q.cap = (window < ops ? window : ops) + v->max_ops;
     r.q.slot = calloc(r.q.cap, sizeof *r.q.slot);
     r.rslot = calloc(lo->nrecvs ? lo->nrecvs : 1, sizeof *r.rslot);
     int need_elem = !x->send.type.dense && x->send.type.size > 0;
     if (need_elem)
         r.c.elem = malloc((size_t)x->send.type.size);
     if (r.q.slot && r.rslot && (!need_elem || r.c.elem)) {
-        rc = run_steps(&r, window);
+        rc = run_steps(&r, window, steps);
         if (rc != MPI_SUCCESS)
             abandon(&r);
     } else {

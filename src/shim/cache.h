@@ -25,6 +25,7 @@ typedef struct shim_prog {
     size_t nsegments;  /* of the whole plan */
     uint64_t mean_transfer; /* bytes per transfer of the whole plan */
     uint32_t max_ops;       /* the most transfers one rank sends and receives in the plan */
+    int steps; /* steps in flight when it runs (exec_opts.steps; shim_topo_steps) */
 } shim_prog;
 
 /* Releases one reference (freeing at the last); p may be NULL. */

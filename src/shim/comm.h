@@ -12,6 +12,7 @@
 #include "shim/cache.h"
 #include "shim/site.h"
 #include "shim/state.h"
+#include "shim/topo.h"
 
 /* Call sites per communicator that learn on their own (the others share the communicator's
  * history). */
@@ -73,6 +74,7 @@ typedef struct shim_comm {
     uint64_t *row;              /* this call's row */
     uint64_t *col;              /* this call's column: bytes each rank sends this one (from the
                                    receive counts) */
+    shim_topo topo;             /* the node of every rank (HRELAY_NODE_SIZE), node communicators */
 } shim_comm;
 
 /* The first run of unchecked native calls after a request changes (see call.c). */

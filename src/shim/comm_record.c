@@ -26,6 +26,7 @@ static void record_free(shim_comm *rec)
     for (int i = 0; i < SHIM_HISTORY_SITES; i++)
         free(rec->site_hist[i]);
     shim_sites_free(&rec->sites);
+    shim_topo_free(&rec->topo);
     free(rec->gather);
     free(rec);
 }
@@ -86,7 +87,8 @@ static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
     if (w) {
         live(w, rec, 0);
         shim_world_lock(w);
-        if (shim_sites_merge(&w->retired, &rec->sites) != 0 && !w->dump_warned)
+        if ((shim_sites_merge(&w->retired, &rec->sites) != 0 ||
+             shim_comm_summaries_add(&w->comms, rec) != 0) && !w->dump_warned)
             shim_warn("out of memory keeping the statistics of a freed communicator");
         shim_world_unlock(w);
     }
@@ -181,8 +183,10 @@ static shim_comm *record_create(MPI_Comm comm)
         rec->last = -1;
         rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
         rec->quiet_len = SHIM_QUIET_FIRST;
-        if (PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
+        if (shim_topo_init(&rec->topo, priv, p, rank, shim_g.cfg.node_size) == MPI_SUCCESS &&
+            PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
             return rec;
+        shim_topo_free(&rec->topo);
     }
     if (rec) {
         live(shim_g.world, rec, 0);

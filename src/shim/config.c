@@ -129,7 +129,10 @@ static int parse_value(const shim_setting *s, const char *v, shim_config *cfg)
     char *field = (char *)cfg + s->offset;
     uint64_t bytes;
     switch (s->type) {
-    case SHIM_SETTING_INT: return parse_int(v, (long)s->min, (long)s->max, (int *)field);
+    case SHIM_SETTING_INT:
+        if (s->automatic && !strcmp(v, "auto"))
+            return 0; /* the default */
+        return parse_int(v, (long)s->min, (long)s->max, (int *)field);
     case SHIM_SETTING_WORD: return parse_word(s, v, (int *)field);
     case SHIM_SETTING_BYTES:
         if (s->automatic && !strcmp(v, "auto"))

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/node.h"
 #include "plan/walker_otto.h"
 #include "shim/decide.h"
 #include "shim/dump.h"
@@ -14,6 +15,7 @@
 #include "shim/log.h"
 #include "shim/run.h"
 #include "shim/state.h"
+#include "shim/topo.h"
 
 uint64_t shim_grain(uint64_t cfg_grain, uint64_t size_gcd, int dense)
 {
@@ -81,6 +83,7 @@ int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matr
     if (!ops) /* unknown: as if the window mattered */
         prog->max_ops = UINT32_MAX;
     free(ops);
+    prog->steps = shim_topo_steps(algo);
     dump(rec, &pl, m);
     int rc = plan_local_detach(&prog->lo, &err);
     plan_free(&pl);
@@ -138,8 +141,8 @@ static int plan_into(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_ma
 }
 
 /* A fixed family (HRELAY_ALGO or hrelay_set_algorithm names one): that family, then direct
- * where the family needs staging (planned only if the staging is over the limit), then native
- * (if planning fails). */
+ * (node-direct for the node-level families) where the family needs staging (planned only if
+ * the staging is over the limit), then native (if planning fails). */
 static void decide_fixed(shim_comm *rec, shim_slot *s, plan_algo fixed, const plan_matrix *m,
                          const plan_options *o)
 {
@@ -147,6 +150,8 @@ static void decide_fixed(shim_comm *rec, shim_slot *s, plan_algo fixed, const pl
         add_candidate(s, fixed, 0, 0);
     if (fixed == PLAN_ALGO_TRANSPOSE || fixed == PLAN_ALGO_FORWARD)
         add_candidate(s, PLAN_ALGO_DIRECT, 0, 1);
+    if (plan_algo_is_node(fixed) && fixed != PLAN_ALGO_NODE_DIRECT)
+        add_candidate(s, PLAN_ALGO_NODE_DIRECT, 0, 1);
     add_candidate(s, PLAN_ALGO_NATIVE, 0, 2);
 }
 

@@ -36,6 +36,7 @@
 #include "shim/history.h"
 #include "shim/log.h"
 #include "shim/miss.h"
+#include "shim/node_gather.h"
 #include "shim/state.h"
 #include "shim/validate.h"
 
@@ -280,7 +281,7 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
     *ag = (shim_agreement){.slots = mask,
                            .ok = c->status == 0,
                            .timed = rec->prev.timed,
-                           .can_gather = mask || shim_comm_gather_buffer(rec) == 0,
+                           .can_gather = mask || shim_miss_buffer(rec, c->request) == 0,
                            .repeat = c->site && c->pattern && recent(c->site, c->pattern),
                            .history = shim_history_ready(rec, idx),
                            .prev_exec_ps = rec->prev.exec_ps,
@@ -437,6 +438,18 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     return MPI_SUCCESS;
 }
 
+/* The end of a call whose pattern was not cached: the run miss() prepared, MPI's algorithm
+ * without checks, or miss()'s error. Returns an MPI error code. */
+static int after_miss(shim_call *c, shim_miss_result res, uint64_t t0)
+{
+    if (res.outcome == SHIM_MISS_RUN) {
+        c->explored = res.explored;
+        return finish(c, res.slot, 0, res.planned, t0);
+    }
+    shim_run_free(&c->run);
+    return res.outcome == SHIM_MISS_NATIVE ? run_unchecked(c->a, c->rec, c->site, 0) : res.rc;
+}
+
 /* The agreed path (see the file comment). */
 static int run_agreed(shim_call *c, uint64_t t0)
 {
@@ -484,6 +497,10 @@ static int run_agreed(shim_call *c, uint64_t t0)
                  shim_args_name(c->a), rec->p);
         return run_unchecked(c->a, rec, c->site, 0);
     }
+    /* node-direct gathers node-level metadata, never the P x P matrix */
+    if (shim_node_path(rec, c->request)) {
+        return after_miss(c, shim_node_miss(c, ag.ok), t0);
+    }
     plan_forecast fc, *forecast = NULL;
     /* receive counts that differ from what is sent (a truncated call) are found on the
      * gathered pattern; such a call runs MPI's algorithm */
@@ -498,13 +515,7 @@ static int run_agreed(shim_call *c, uint64_t t0)
         forecast = &fc;
         c->best_ps = fc.best_ps;
     }
-    shim_miss_result res = shim_miss(c, forecast);
-    if (res.outcome == SHIM_MISS_RUN) {
-        c->explored = res.explored;
-        return finish(c, res.slot, 0, res.planned, t0);
-    }
-    shim_run_free(&c->run);
-    return res.outcome == SHIM_MISS_NATIVE ? run_unchecked(c->a, rec, c->site, 0) : res.rc;
+    return after_miss(c, shim_miss(c, forecast), t0);
 }
 
 /* The record of an intracommunicator comm, created on first use (collective), or NULL for an

@@ -53,21 +53,23 @@ static void undo_setup(setup *s)
 /* Prints the settings in effect (HRELAY_VERBOSE >= 1). */
 static void log_settings(const shim_config *cfg, int size)
 {
-    char grain[32] = "auto", min_step[32] = "auto";
+    char grain[32] = "auto", min_step[32] = "auto", node_size[32] = "auto";
     if (cfg->grain)
         snprintf(grain, sizeof grain, "%llu", (unsigned long long)cfg->grain);
+    if (cfg->node_size != SHIM_NODE_AUTO)
+        snprintf(node_size, sizeof node_size, "%d", cfg->node_size);
     if (cfg->min_step != PLAN_MIN_STEP_AUTO)
         snprintf(min_step, sizeof min_step, "%llu", (unsigned long long)cfg->min_step);
     shim_log(1,
              "%s on %d ranks: algo=%s duplex=%s min_step=%s window=%d grain=%s packet=%llu "
              "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% budget=%d%% "
              "recheck=%d "
-             "site_depth=%d costs=%s report=%s dump=%s",
+             "site_depth=%d node_size=%s node_steps=%d costs=%s report=%s dump=%s",
              HRELAY_VERSION_STRING, size, shim_request_name(cfg->algo),
              cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full", min_step, cfg->window,
              grain, (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging,
              (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin,
-             cfg->budget, cfg->recheck, cfg->site_depth,
+             cfg->budget, cfg->recheck, cfg->site_depth, node_size, cfg->node_steps,
              cfg->calibrated ? cfg->config : "built-in", cfg->report[0] ? cfg->report : "-",
              cfg->dump[0] ? cfg->dump : "-");
 }
@@ -152,18 +154,24 @@ void shim_shutdown(void)
     size_t n = 0;
     int rc = shim_sites_gather(&all, &sites, &n);
     shim_sites_free(&all);
+    shim_comm_summaries comms;
+    if (rc == MPI_SUCCESS)
+        rc = shim_comm_summaries_gather(shim_g.world, &comms);
 
     if (rc == MPI_SUCCESS && shim_g.world_rank == 0) {
         if (!ok)
             shim_warn("out of memory collecting statistics; the report is incomplete");
         log_summary(sites, n);
         if (shim_g.cfg.report[0] &&
-            shim_report_write(shim_g.cfg.report, &shim_g.cfg, sites, n, shim_g.world_size))
+            shim_report_write(shim_g.cfg.report, &shim_g.cfg, &comms, sites, n,
+                              shim_g.world_size))
             shim_warn("cannot write the report to %s", shim_g.cfg.report);
     } else if (rc != MPI_SUCCESS && shim_g.world_rank == 0) {
         shim_warn("could not merge statistics; no report written");
     }
     free(sites);
+    if (rc == MPI_SUCCESS)
+        shim_comm_summaries_free(&comms);
 
     shim_g.active = 0;
     PMPI_Comm_free_keyval(&shim_g.keyval);

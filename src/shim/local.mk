@@ -33,10 +33,14 @@ libhrelay_la_SOURCES = \
 	src/shim/miss.h src/shim/miss.c \
 	src/shim/site.h src/shim/site.c \
 	src/shim/site_report.h src/shim/site_report.c \
+	src/shim/gather_root.h src/shim/gather_root.c \
 	src/shim/validate.h src/shim/validate.c \
 	src/shim/stats.h src/shim/stats.c \
 	src/shim/dump.h src/shim/dump.c \
 	src/shim/report.h src/shim/report.c \
+	src/shim/topo.h src/shim/topo.c \
+	src/shim/comm_summary.h src/shim/comm_summary.c \
+	src/shim/node_gather.h src/shim/node_gather.c \
 	src/shim/fortran.h
 # Fortran entry points the MPI library's bindings would otherwise take past hrelay: Open MPI's
 # call PMPI_ directly (all of them), MPICH's mpi_f08 calls PMPI_Init / PMPI_Finalize.

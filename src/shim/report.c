@@ -2,6 +2,9 @@
  *
  * {"version": "0.2.0", "mpi_library": "MPICH Version: 4.0.2", "ranks": 4,
  *  "config": {"algo": "auto", ..., "cost": {"alpha_s": 5e-06, ...}},
+ *  "communicators": [{"size": 4, "nodes": 2, "ranks_per_node_min": 2, "ranks_per_node_max": 2,
+ *                     "consecutive": true, "node_size": "auto", "count": 1, "calls": 30,
+ *                     "patterns": 2, "node_patterns": 0}, ...],
  *  "callsites": [{"site": "sort.c:120 exchange", "calls": 30, "bytes": 12345,
  *                 "algorithms": {"direct": 28, "native": 2}, "plans_computed": 2,
  *                 "cache_hits": 29, "unchecked": 0, "new_patterns": 1,
@@ -50,6 +53,35 @@ static void library_name(char *out, size_t cap)
     out[n] = '\0';
 }
 
+/* Writes an HRELAY_NODE_SIZE: "auto" or K. */
+static void node_size(FILE *f, int k)
+{
+    if (k == SHIM_NODE_AUTO)
+        fputs("\"auto\"", f);
+    else
+        fprintf(f, "%d", k);
+}
+
+/* Writes the "communicators" array (one object per topology). */
+static void write_comms(FILE *f, const shim_comm_summaries *comms)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < comms->n; i++) {
+        const shim_comm_summary *s = &comms->v[i];
+        fprintf(f,
+                "%s{\"size\": %d, \"nodes\": %d, \"ranks_per_node_min\": %d, "
+                "\"ranks_per_node_max\": %d, \"consecutive\": %s, \"node_size\": ",
+                i ? ",\n  " : "\n  ", (int)s->size, (int)s->nodes, (int)s->lanes_min,
+                (int)s->lanes_max, s->consecutive ? "true" : "false");
+        node_size(f, s->node_size);
+        fprintf(f, ", \"count\": %llu, \"calls\": %llu, \"patterns\": %llu, "
+                   "\"node_patterns\": %llu}",
+                (unsigned long long)s->comms, (unsigned long long)s->calls,
+                (unsigned long long)s->patterns, (unsigned long long)s->node_patterns);
+    }
+    fputc(']', f);
+}
+
 /* Writes the "config" object. */
 static void write_config(FILE *f, const shim_config *cfg)
 {
@@ -65,6 +97,9 @@ static void write_config(FILE *f, const shim_config *cfg)
     json_path(f, cfg->report);
     fputs(", \"dump\": ", f);
     json_path(f, cfg->dump);
+    fputs(", \"node_size\": ", f);
+    node_size(f, cfg->node_size);
+    fprintf(f, ", \"node_steps\": %d", cfg->node_steps);
     if (cfg->grain)
         fprintf(f, ", \"grain_bytes\": %llu", (unsigned long long)cfg->grain);
     else
@@ -122,8 +157,8 @@ static int by_time(const void *a, const void *b)
 }
 
 /* Writes the report (see report.h). */
-int shim_report_write(const char *path, const shim_config *cfg, const shim_site_report *sites,
-                      size_t nsites, int ranks)
+int shim_report_write(const char *path, const shim_config *cfg, const shim_comm_summaries *comms,
+                      const shim_site_report *sites, size_t nsites, int ranks)
 {
     char lib[256];
     FILE *f = fopen(path, "w");
@@ -143,6 +178,8 @@ int shim_report_write(const char *path, const shim_config *cfg, const shim_site_
     plan_json_write_string(f, lib);
     fprintf(f, ", \"ranks\": %d,\n \"config\": ", ranks);
     write_config(f, cfg);
+    fputs(",\n \"communicators\": ", f);
+    write_comms(f, comms);
     fputs(",\n \"callsites\": [", f);
     shim_stats total = {0};
     for (size_t i = 0; i < nsites; i++) {

@@ -4,12 +4,14 @@
 
 #include <stddef.h>
 
+#include "shim/comm_summary.h"
 #include "shim/settings.h"
 #include "shim/site_report.h"
 
-/* Writes the JSON report (README "The report": the settings in effect, one entry per call site
- * and the total) to path. Returns 0, or -1 with errno set. */
-int shim_report_write(const char *path, const shim_config *cfg, const shim_site_report *sites,
-                      size_t nsites, int ranks);
+/* Writes the JSON report (README "The report": the settings in effect, the communicators'
+ * topologies, one entry per call site and the total) to path. Returns 0, or -1 with errno
+ * set. */
+int shim_report_write(const char *path, const shim_config *cfg, const shim_comm_summaries *comms,
+                      const shim_site_report *sites, size_t nsites, int ranks);
 
 #endif

@@ -1,5 +1,6 @@
 /* What one call runs: its preparation (the view of the plan on the call's buffers, staging,
  * the MPI_IN_PLACE copy), agreed where it may fail, and its execution. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -26,6 +27,7 @@ int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const
         return -1;
     exec_view_free(r->view);
     r->view = NULL;
+    r->steps = prog->steps;
     if (exec_view_create(&prog->lo, x, &r->view) != MPI_SUCCESS ||
         exec_view_staging(r->view) > shim_g.cfg.max_staging)
         return -1;
@@ -71,9 +73,11 @@ int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x,
     if (r->algo == PLAN_ALGO_NATIVE) {
         rc = shim_args_pmpi(a);
     } else {
+        /* a node plan's steps in flight bound its operations (exec.h), not HRELAY_WINDOW */
         int window = r->variant && shim_g.cfg.window > SHIM_SMALL_WINDOW ? SHIM_SMALL_WINDOW
                                                                            : shim_g.cfg.window;
-        exec_opts opts = {.window = window, .tag = SHIM_TAG_PLAN};
+        exec_opts opts = {.window = r->steps ? INT_MAX : window, .steps = r->steps,
+                          .tag = SHIM_TAG_PLAN};
         rc = exec_self_copy(x, rec->priv);
         if (rc == MPI_SUCCESS)
             rc = exec_view_run(r->view, rec->priv, &opts);

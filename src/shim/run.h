@@ -25,6 +25,7 @@ typedef struct shim_run {
     int slot;       /* the slot the view was prepared for, -1 if none */
     plan_algo algo; /* the family the call runs */
     int variant;    /* 0: with HRELAY_WINDOW operations in flight, 1: SHIM_SMALL_WINDOW */
+    int steps;      /* the prepared program's steps in flight (shim_prog.steps) */
 } shim_run;
 
 /* Releases what a call prepared (r stays usable). */

@@ -48,6 +48,15 @@ const shim_setting shim_settings[] = {
      .def = PLAN_DUPLEX_FULL, .word = duplex_word, .option = "--duplex MODE",
      .help = "the links' model plans obey: full, a rank sends one and receives one message at "
              "a time; half, it sends or receives one"},
+    {.name = "HRELAY_NODE_SIZE", .type = SHIM_SETTING_INT, .offset = FIELD(node_size),
+     .min = 1, .max = SHIM_NODE_SIZE_MAX, .def = SHIM_NODE_AUTO, .automatic = 1,
+     .option = "--node-size K",
+     .help = "the nodes node-level plans schedule: auto, the shared-memory nodes MPI finds; K, "
+             "consecutive groups of K ranks of MPI_COMM_WORLD (1: one rank per node)"},
+    {.name = "HRELAY_NODE_STEPS", .type = SHIM_SETTING_INT, .offset = FIELD(node_steps),
+     .min = 0, .max = 1024, .def = SHIM_DEFAULT_NODE_STEPS,
+     .help = "node-level plans: the steps of the node plan each rank keeps in flight (0: "
+             "HRELAY_WINDOW operations, as rank-level plans)"},
     {.name = "HRELAY_VERBOSE", .type = SHIM_SETTING_INT, .offset = FIELD(verbose), .min = 0,
      .max = 2, .def = 0, .option = "--verbose[=N]", .option_value = "1",
      .help = "on stderr of rank 0: 1 the settings, each decision and a summary; 2 also one "
@@ -146,6 +155,8 @@ char *shim_setting_expect(const shim_setting *s, char *buf, size_t cap)
     buf[0] = '\0';
     switch (s->type) {
     case SHIM_SETTING_INT:
+        if (s->automatic)
+            put(buf, cap, &len, "auto or ");
         if (s->max - s->min <= 2) {
             char num[3][24];
             const char *item[3];
@@ -206,7 +217,10 @@ char *shim_setting_value(const shim_setting *s, const shim_config *cfg, char *bu
     buf[0] = '\0';
     switch (s->type) {
     case SHIM_SETTING_INT:
-        snprintf(buf, cap, "%d", *(const int *)field);
+        if (s->automatic && *(const int *)field == (int)s->def)
+            snprintf(buf, cap, "auto");
+        else
+            snprintf(buf, cap, "%d", *(const int *)field);
         break;
     case SHIM_SETTING_BYTES: {
         uint64_t v = *(const uint64_t *)field;

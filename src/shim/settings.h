@@ -43,7 +43,11 @@ enum {
     SHIM_DEFAULT_MARGIN = 50,   /* HRELAY_TUNE_MARGIN: percent above the best model explored */
     SHIM_DEFAULT_BUDGET = 2,    /* HRELAY_EXPLORE_BUDGET: percent of a site's time */
     SHIM_DEFAULT_RECHECK = 256, /* HRELAY_RECHECK: longest run of unchecked native calls */
-    SHIM_SITE_FRAMES = 8        /* HRELAY_SITE_DEPTH: at most this many frames per call site */
+    SHIM_SITE_FRAMES = 8,       /* HRELAY_SITE_DEPTH: at most this many frames per call site */
+    SHIM_NODE_AUTO = 0,         /* HRELAY_NODE_SIZE=auto: the nodes MPI_Comm_split_type finds */
+    SHIM_NODE_SIZE_MAX = 1 << 20, /* HRELAY_NODE_SIZE: the largest K */
+    SHIM_DEFAULT_NODE_STEPS = 4 /* HRELAY_NODE_STEPS: node steps in flight per rank (measured:
+                                   docs/algorithms.md, "Node-level families in the shim") */
 };
 
 /* Settings from the HRELAY_* environment and HRELAY_CONFIG, read on rank 0 and broadcast
@@ -65,6 +69,8 @@ typedef struct shim_config {
     int recheck;                /* HRELAY_RECHECK: longest run of unchecked native calls */
     int site_depth;             /* HRELAY_SITE_DEPTH: frames that name a call site */
     int duplex;                 /* HRELAY_DUPLEX: a plan_duplex, the links' model plans obey */
+    int node_size;              /* HRELAY_NODE_SIZE: SHIM_NODE_AUTO or K ranks per node */
+    int node_steps;             /* HRELAY_NODE_STEPS: node steps in flight (0: HRELAY_WINDOW) */
     plan_cost_params cost;      /* HRELAY_CONFIG, HRELAY_ALPHA, HRELAY_BETA, built-in defaults */
     int calibrated;             /* cost came from HRELAY_CONFIG */
     char report[SHIM_PATH_MAX]; /* HRELAY_REPORT, "" for none */
@@ -89,7 +95,9 @@ int shim_parse_bytes(const char *s, uint64_t *out);
 
 /* How a setting's value reads. */
 typedef enum shim_setting_type {
-    SHIM_SETTING_INT,     /* a decimal integer in [min, max]; the field is an int */
+    SHIM_SETTING_INT,     /* a decimal integer in [min, max], or with `automatic` also "auto"
+                             (the default, which may lie outside the range); the field is an
+                             int */
     SHIM_SETTING_BYTES,   /* a byte count (shim_parse_bytes) of at least min, or with
                              `automatic` also "auto" (the default); the field is a uint64_t */
     SHIM_SETTING_WORD,    /* one of the words `word` lists; the field is an int, the word's value */
@@ -105,7 +113,7 @@ typedef struct shim_setting {
     size_t offset;          /* of its field in shim_config */
     int64_t min, max;       /* INT: the range; BYTES: the smallest value */
     uint64_t def;           /* INT, BYTES: the default; WORD: the default word's value */
-    int automatic;          /* BYTES: "auto" is accepted and means the default */
+    int automatic;          /* INT, BYTES: "auto" is accepted and means the default */
     const char *def_text;   /* BYTES: a default that is not a byte count ("per call"), or NULL */
     const char *unit;       /* what a value is: "bytes", "percent", "a file path", ... or NULL */
     const char *(*word)(int i, int *value); /* WORD: the i-th word and its value, NULL past the

@@ -52,6 +52,10 @@ static void values(const shim_setting *s, int md, char *out, size_t cap)
     out[0] = '\0';
     switch (s->type) {
     case SHIM_SETTING_INT:
+        if (s->automatic) {
+            lit(out, cap, "auto", md);
+            cat(out, cap, " or ");
+        }
         if (s->unit) {
             cat(out, cap, s->unit);
             cat(out, cap, ", ");
@@ -252,7 +256,8 @@ static void print_shell(void)
         printf("\nhr_check[%s]='", s->name);
         switch (s->type) {
         case SHIM_SETTING_INT:
-            printf("int %lld %lld", (long long)s->min, (long long)s->max);
+            printf("int %lld %lld%s", (long long)s->min, (long long)s->max,
+                   s->automatic ? " auto" : "");
             break;
         case SHIM_SETTING_WORD:
             printf("word");

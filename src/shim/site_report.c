@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "shim/gather_root.h"
 #include "shim/site_report.h"
 
 extern char **environ;
@@ -373,39 +374,17 @@ static void resolve(const merged *m, size_t n, shim_site_report *out)
 int shim_sites_gather(const shim_sites *mine, shim_site_report **out, size_t *n)
 {
     bytes b = {0};
-    int rank, size, rc;
+    int rank;
+    shim_gathered g;
     *out = NULL;
     *n = 0;
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    PMPI_Comm_size(MPI_COMM_WORLD, &size);
     serialise(mine, &b);
-    int len = b.failed || b.len > (size_t)INT32_MAX / (size_t)size ? -1 : (int)b.len;
-    int bad = 0;
-    int *lens = rank == 0 ? calloc((size_t)size, sizeof *lens) : NULL;
-    int *displs = rank == 0 ? calloc((size_t)size, sizeof *displs) : NULL;
-    char *all = NULL;
-    bad = rank == 0 && (!lens || !displs);
-    if ((rc = PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
-        goto done;
-    size_t total = 0;
-    for (int r = 0; rank == 0 && !bad && r < size; r++) {
-        displs[r] = (int)total;
-        bad |= lens[r] < 0;
-        total += lens[r] > 0 ? (size_t)lens[r] : 0;
-    }
-    if (rank == 0 && !bad && !(all = malloc(total ? total : 1)))
-        bad = 1;
-    if ((rc = PMPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
-        goto done;
-    if (bad) { /* some rank could not describe its sites, or rank 0 cannot hold them all */
-        rc = MPI_ERR_NO_MEM;
-        goto done;
-    }
-    rc = PMPI_Gatherv(b.data, len, MPI_BYTE, all, lens, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+    int rc = shim_gather_root(b.data, b.failed || b.len > (size_t)INT32_MAX ? -1 : (int)b.len, &g);
     if (rc == MPI_SUCCESS && rank == 0) {
         merged *m = NULL;
         size_t nm = 0;
-        if (parse_all(all, lens, displs, size, &m, &nm) == 0 &&
+        if (parse_all(g.all, g.lens, g.displs, g.n, &m, &nm) == 0 &&
             (*out = calloc(nm ? nm : 1, sizeof **out))) {
             resolve(m, nm, *out);
             *n = merge_by_name(*out, m, nm);
@@ -414,10 +393,7 @@ int shim_sites_gather(const shim_sites *mine, shim_site_report **out, size_t *n)
         }
         free(m);
     }
-done:
     free(b.data);
-    free(lens);
-    free(displs);
-    free(all);
+    shim_gathered_free(&g);
     return rc;
 }

@@ -22,6 +22,7 @@ void shim_world_free(shim_world *w)
         return;
     pthread_mutex_destroy(&w->lock);
     shim_sites_free(&w->retired);
+    shim_comm_summaries_free(&w->comms);
     free(w->live);
     free(w->dumped);
     free(w);

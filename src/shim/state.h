@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shim/comm_summary.h"
 #include "shim/settings.h"
 #include "shim/site.h"
 
@@ -20,6 +21,7 @@ typedef struct shim_world {
     pthread_mutex_t lock;
     int threaded;            /* MPI_THREAD_MULTIPLE: shim_world_lock really locks */
     shim_sites retired;      /* sites of freed communicators */
+    shim_comm_summaries comms; /* topologies of freed communicators (comm_summary.h) */
     struct shim_comm **live; /* records of communicators not freed yet */
     size_t nlive, cap_live;
     uint64_t *dumped; /* hashes of plans already written to HRELAY_DUMP */

@@ -9,7 +9,8 @@
 #               MPI_Comm_split_type sees each host as a node (run -n 4 and hrelay-run
 #               --mpiexec), the same checksum natively, under hrelay and through hrelay-run;
 #               off-host traffic shares the host's NIC, on-host traffic goes through shared
-#               memory, much faster than the rate.
+#               memory, much faster than the rate; every node-level family byte-identical to
+#               PMPI on 2 x 2 and 3 + 2 ranks with the hosts as nodes (tests/mpi/compare).
 #   common.sh   what smoke.sh and placement.sh share (the cluster, a temporary directory, run)
 #   cli.sh      no root needed: every command's --help, --version, usage errors, the refusal of
 #               every root command as another user, and the pieces' rate and name helpers

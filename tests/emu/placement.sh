@@ -6,6 +6,10 @@
 #     run -n 4 and through hrelay-run --mpiexec ... -n 4; 5 ranks are placed 3 + 2;
 #   - the checked exchange prints the same checksum natively, under hrelay and through
 #     hrelay-run;
+#   - every node-level family (HRELAY_NODE_SIZE=auto: the hosts) is byte-identical to PMPI on
+#     2 x 2 and 3 + 2 ranks (tests/mpi/compare, interleaved communicator included), and the
+#     report gives the world 2 nodes of the right sizes; node-direct exchanges its metadata at
+#     node level;
 #   - off-host: the two ranks of host 0 sending to the two of host 1 at once share host 0's NIC:
 #     one-way and two-way take 0.9 to 1.5 times the time the NIC needs for both flows;
 #   - on-host: pairs within a host move data at 10 times the rate or more, and host 0's
@@ -64,6 +68,36 @@ timeout 120 ./hrelay-run --mpiexec "$mpiexec_wrapper" --algo direct -n 4 "$EXCHA
     fail "hrelay-run --mpiexec failed: $(cat "$TMP/wrapped.err")"
 cmp "$TMP/native" "$TMP/wrapped" ||
     fail "the exchange through hrelay-run differs from the native one"
+
+echo "== node-level families on the hosts as nodes"
+COMPARE=$PWD/tests/mpi/compare
+[ -x "$COMPARE" ] || fail "$COMPARE missing (make check builds it)"
+for n in 4 5; do
+    lanes="2 2"
+    [ "$n" = 5 ] && lanes="2 3"
+    for family in node-direct node-transpose node-forward node-aggregate; do
+        report=$TMP/report-$n-$family.json
+        run "$family-$n" -n "$n" --hrelay --env HRELAY_ALGO=$family --env HRELAY_REPORT="$report" \
+            -- "$COMPARE" --seed "$n" --cases 12 --interleaved 1 --report "$report" \
+            --expect $family
+        # the world: 2 nodes of $lanes ranks, consecutive; node-direct's metadata at node level
+        # shellcheck disable=SC2086 # lanes: two numbers
+        python3 - "$report" "$n" $lanes "$family" <<'EOF' || fail "$family on $n ranks: $(cat "$report")"
+import json, sys
+path, n, lo, hi, family = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+comms = json.load(open(path))["communicators"]
+world = [c for c in comms if c["size"] == n and c["consecutive"] and c["nodes"] == 2
+         and c["ranks_per_node_min"] == lo and c["ranks_per_node_max"] == hi
+         and c["node_size"] == "auto"]
+assert world, f"no entry of {n} ranks on 2 nodes of {lo}..{hi}: {comms}"
+several = [c for c in comms if c["ranks_per_node_max"] > 1]
+if family == "node-direct":
+    assert all(c["node_patterns"] == c["patterns"] > 0 for c in several), comms
+else:
+    assert all(c["node_patterns"] == 0 for c in comms), comms
+EOF
+    done
+done
 
 echo "== off-host: host 0's two ranks share its NIC"
 run off -n 4 -- "$EXCHANGE" --bandwidth 2000000 --distance 2 --reps 3 --rate $RATE

@@ -38,3 +38,53 @@ for n in 2 3; do
             "$want" "$got" || hr_fail "$k: file $want, report $got"
     done
 done
+
+# Two levels: with --node-size 2 on 4 ranks the NIC figures come from the pairs across nodes
+# (0-2, 1-3) and the on-node ones from the pairs within them (0-1, 2-3), as the output and the
+# file's comments say; HRELAY_NODE_SIZE=1 (the same meaning) leaves the on-node figures
+# unmeasured (alpha / 5, beta / 10); one node (auto on this machine) measures everything between
+# its ranks; invalid node sizes are usage errors.
+conf=$HR_TMP/nodes.conf
+hr_run_plain 4 -- "$cal" --quick --reps 3 --node-size 2 --output "$conf" >"$HR_TMP/out" ||
+    hr_fail "--node-size 2: $(cat "$HR_TMP/out")"
+cat "$HR_TMP/out"
+grep -qx '  NIC pairs       0-2 1-3' "$HR_TMP/out" || hr_fail "NIC pairs of 2 nodes of 2"
+grep -qx '  on-node pairs   0-1 2-3' "$HR_TMP/out" || hr_fail "on-node pairs of 2 nodes of 2"
+grep -q '^  local alpha .*(on-node 8-byte ping-pong)$' "$HR_TMP/out" || hr_fail "local alpha"
+grep -qx '# NIC pairs (alpha_s, gap_s, beta_s_per_byte, duplex_percent): 0-2 1-3' "$conf" &&
+    grep -qx '# on-node pairs (local_alpha_s, local_beta_s_per_byte): 0-1 2-3' "$conf" ||
+    hr_fail "$conf does not say which pairs measured what: $(cat "$conf")"
+awk -F' = ' '/^local_(alpha_s|beta_s_per_byte) / && $2 > 0 { n++ } END { exit n != 2 }' "$conf" ||
+    hr_fail "on-node figures missing or not positive: $(cat "$conf")"
+
+conf=$HR_TMP/one-per-node.conf
+hr_run_plain 3 HRELAY_NODE_SIZE=1 -- "$cal" --quick --reps 3 --output "$conf" >"$HR_TMP/out" ||
+    hr_fail "HRELAY_NODE_SIZE=1: $(cat "$HR_TMP/out")"
+grep -qx '  NIC pairs       0-1' "$HR_TMP/out" &&
+    grep -qx '  on-node pairs   none (one rank per node)' "$HR_TMP/out" ||
+    hr_fail "one rank per node: $(cat "$HR_TMP/out")"
+python3 - "$conf" <<'PY' || hr_fail "one rank per node: on-node figures not alpha / 5, beta / 10: $(cat "$conf")"
+import sys
+v = dict(l.split(" = ") for l in open(sys.argv[1]).read().splitlines() if " = " in l)
+a, b = float(v["alpha_s"]), float(v["beta_s_per_byte"])
+la, lb = float(v["local_alpha_s"]), float(v["local_beta_s_per_byte"])
+sys.exit(not (abs(la - a / 5) <= 1e-12 + 1e-6 * a and abs(lb - b / 10) <= 1e-15 + 1e-6 * b))
+PY
+
+conf=$HR_TMP/one-node.conf
+hr_run_plain 2 -- "$cal" --quick --reps 3 --node-size auto --output "$conf" >"$HR_TMP/out" ||
+    hr_fail "--node-size auto: $(cat "$HR_TMP/out")"
+grep -q '^  NIC pairs       none (one node' "$HR_TMP/out" &&
+    grep -qx '  on-node pairs   0-1' "$HR_TMP/out" || hr_fail "one node: $(cat "$HR_TMP/out")"
+[ "$(sed -n 's/^alpha_s = //p' "$conf")" = "$(sed -n 's/^local_alpha_s = //p' "$conf")" ] ||
+    hr_fail "one node: local_alpha_s is not the measured alpha_s: $(cat "$conf")"
+
+for bad in "--node-size 0" "--node-size x"; do
+    status=0
+    # shellcheck disable=SC2086 # two words
+    hr_run_plain 2 -- "$cal" $bad 2>/dev/null || status=$?
+    [ "$status" = 2 ] || hr_fail "$bad exited with $status, expected 2"
+done
+status=0
+hr_run_plain 2 HRELAY_NODE_SIZE=zero -- "$cal" --quick 2>/dev/null || status=$?
+[ "$status" = 2 ] || hr_fail "HRELAY_NODE_SIZE=zero exited with $status, expected 2"

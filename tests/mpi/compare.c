@@ -3,7 +3,9 @@
  * compares every byte of the receive buffers, guard bytes around and between the receive
  * regions included. Cases: seeded count patterns x datatype pairs x MPI_Alltoallv,
  * MPI_Alltoallv_c, MPI_Alltoall, MPI_Alltoall_c, MPI_IN_PLACE (v and not), on MPI_COMM_WORLD,
- * on split communicators with reversed keys and on a reordered duplicate; an intercommunicator
+ * on split communicators with reversed keys and on a reordered duplicate (with --interleaved
+ * also on a duplicate with the even ranks first, then the odd ones: under HRELAY_NODE_SIZE=K,
+ * with K even, every node's ranks are spread over the communicator); an intercommunicator
  * (passed through); erroneous calls (truncation, negative count, MPI_IN_PLACE as receive
  * buffer, MPI_DATATYPE_NULL, an uncommitted datatype, a NULL send buffer, the send buffer
  * passed as receive buffer) that must fail on every rank with the right class and write
@@ -11,7 +13,8 @@
  * After MPI_Finalize, rank 0 checks the report: every successful call counted, under
  * exactly the expected algorithm.
  *
- * Usage: compare [--seed N] [--cases N] [--report PATH --expect ALGO[,ALGO...]|none]
+ * Usage: compare [--seed N] [--cases N] [--interleaved 0|1]
+ *                [--report PATH --expect ALGO[,ALGO...]|none]
  *   (the report's "total" object is checked)
  *   --expect ALGO: the report must show algorithms == {ALGO: calls}; error cases run only for
  *                  planned algorithms (native MPI would hang or abort on them);
@@ -311,7 +314,7 @@ static void check_report(const char *path, const char *algo, long n)
 int main(int argc, char **argv)
 {
     uint64_t seed = 1;
-    int cases = 36, provided;
+    int cases = 36, provided, interleaved = 0;
     const char *report = NULL, *expect = NULL;
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     for (int i = 1; i + 1 < argc; i += 2) {
@@ -323,6 +326,8 @@ int main(int argc, char **argv)
             report = argv[i + 1];
         else if (!strcmp(argv[i], "--expect"))
             expect = argv[i + 1];
+        else if (!strcmp(argv[i], "--interleaved"))
+            interleaved = atoi(argv[i + 1]);
     }
     int p, me;
     MPI_Comm_size(MPI_COMM_WORLD, &p);
@@ -339,6 +344,12 @@ int main(int argc, char **argv)
     MPI_Comm_split(MPI_COMM_WORLD, 0, p - me, &reversed);
     run_suite(reversed, "reversed", 2 * cases, cases / 3 + 1, seed, types, ntypes);
     MPI_Comm_free(&reversed);
+    if (interleaved) {
+        MPI_Comm spread;
+        MPI_Comm_split(MPI_COMM_WORLD, 0, me % 2 * p + me, &spread); /* evens, then odds */
+        run_suite(spread, "interleaved", 3 * cases, cases / 3 + 1, seed, types, ntypes);
+        MPI_Comm_free(&spread);
+    }
 
     intercomm_case();
 

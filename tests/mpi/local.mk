@@ -5,6 +5,8 @@
 #               (test_exec), P = 1..8
 #   compare.sh  the shim against PMPI, byte for byte, guard bytes, report check, P = 1..8
 #   families.sh the same for every other schedule family, element-cutting grains and packets
+#   nodes.sh    the node-level families under HRELAY_NODE_SIZE=K (uneven, non-consecutive
+#               nodes), the report's topologies, node-direct's node-level metadata path
 #   fortran.sh  MPI_ALLTOALLV / MPI_ALLTOALL from Fortran are rescheduled and right (skipped,
 #               saying why, when configure found no MPI Fortran compiler: --enable-fortran)
 #   report.sh   environment variables and what the report counts
@@ -21,12 +23,14 @@
 #   valgrind.sh compare on 2 ranks under valgrind memcheck
 #   environment.sh  an invalid value on a rank other than 0: rank 0's settings win, one warning
 #   version.sh  configure's version in hrelay.h, the report and every tool's --version
-TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
+TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
+	tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
 	tests/mpi/drift.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
 	tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh
-EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/fortran.sh \
+EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
+	tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
 	tests/mpi/drift.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \

@@ -1,6 +1,7 @@
 /* exec/ without the shim: plans whose pieces cut messages at arbitrary byte offsets (through
- * elements of every datatype pair), run by exec with windows 1, 2, 3 and 8 and compared with
- * PMPI_Alltoallv byte for byte, guard bytes included. Plan kinds, in turn:
+ * elements of every datatype pair), run by exec with windows 1, 2, 3, 8 and unlimited, each
+ * with no limit on the steps in flight or with 1 or 2 steps in flight (exec_opts.steps), and
+ * compared with PMPI_Alltoallv byte for byte, guard bytes included. Plan kinds, in turn:
  *   direct     random pieces, 1..2 per transfer, no forwarding;
  *   transpose  plan_transpose with a random grain of 1..4096 bytes (element-cutting ones
  *              mostly): round-1 transfers carry several messages' shares, round 2 forwards;
@@ -13,6 +14,7 @@
  * staging (exec_stage) and the errors exec reports before any communication.
  *
  * Usage: test_exec [--seed N] [--cases N] */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,14 +98,15 @@ static int run_view(const plan_local *lo, const exec_exchange *x, MPI_Comm comm,
 /* One case: plan kind x pattern x type pair x window, optionally in place. Returns nothing;
  * failures are counted. */
 static void run_case(MPI_Comm comm, int c, uint64_t seed, const tl_types *ty, int pattern,
-                     int kind, int window, int inplace)
+                     int kind, int window, int steps, int inplace)
 {
     int p, me;
     MPI_Comm_size(comm, &p);
     MPI_Comm_rank(comm, &me);
     char what[256];
-    snprintf(what, sizeof what, "case %d (%s plan, %s, %s, window %d%s)", c, kind_names[kind],
-             tl_pattern_name(pattern), ty->name, window, inplace ? ", in place" : "");
+    snprintf(what, sizeof what, "case %d (%s plan, %s, %s, window %d, steps %d%s)", c,
+             kind_names[kind], tl_pattern_name(pattern), ty->name, window, steps,
+             inplace ? ", in place" : "");
 
     long *units = malloc((size_t)p * p * sizeof *units);
     tl_pattern(pattern, p, seed + (uint64_t)c, inplace, units);
@@ -169,7 +172,7 @@ static void run_case(MPI_Comm comm, int c, uint64_t seed, const tl_types *ty, in
     } else {
         exec_side_of(&x.send, &send);
     }
-    exec_opts o = {.window = window, .tag = 7};
+    exec_opts o = {.window = window, .steps = steps, .tag = 7};
     e = exec_self_copy(&x, comm);
     if (e != MPI_SUCCESS)
         tl_fail("%s: exec_self_copy returned %d", what, e);
@@ -287,11 +290,12 @@ int main(int argc, char **argv)
 
     tl_types types[TL_MAX_TYPES];
     int ntypes = tl_types_create(types);
-    static const int windows[] = {1, 2, 3, 8};
+    static const int windows[] = {1, 2, 3, 8, INT_MAX};
     for (int c = 0; c < cases; c++) {
         int pattern = c % TL_PATTERNS;
         const tl_types *ty = &types[(c + c / TL_PATTERNS) % ntypes];
-        run_case(comm, c, seed, ty, pattern, c % KINDS, windows[c % 4], c % 7 == 3);
+        run_case(comm, c, seed, ty, pattern, c % KINDS, windows[c / KINDS % 5],
+                 c / 3 % 3, c % 7 == 3);
     }
     error_cases(comm);
     tl_types_free(types, ntypes);

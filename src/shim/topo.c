@@ -1,0 +1,123 @@
+/* A communicator's topology (topo.h): the node of every rank under HRELAY_NODE_SIZE, agreed
+ * when the communicator's record is created, and the node and leader communicators of the
+ * node-level metadata exchange, created the first time it runs. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/node.h"
+#include "shim/state.h"
+#include "shim/topo.h"
+
+/* This rank's node label in priv: the lowest rank of its shared-memory node (auto), or its
+ * rank in MPI_COMM_WORLD divided by K. Returns an MPI error code. */
+static int own_label(MPI_Comm priv, int rank, int node_size, int32_t *label)
+{
+    if (node_size != SHIM_NODE_AUTO) {
+        int world;
+        int rc = PMPI_Comm_rank(MPI_COMM_WORLD, &world);
+        *label = world / node_size;
+        return rc;
+    }
+    MPI_Comm shm;
+    int rc = PMPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int lowest = rank;
+    rc = PMPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, shm);
+    PMPI_Comm_free(&shm);
+    *label = lowest;
+    return rc;
+}
+
+/* Fills the figures of st from st->t (or one rank per node on p ranks). */
+static void describe(shim_topo *st, int p)
+{
+    const plan_topo *t = &st->t;
+    if (t->p == 0) {
+        st->nodes = p;
+        st->lanes_min = st->lanes_max = st->consecutive = 1;
+        return;
+    }
+    st->nodes = t->n;
+    st->lanes_min = plan_topo_min_lanes(t);
+    st->lanes_max = plan_topo_max_lanes(t);
+    st->consecutive = 1;
+    for (int a = 0; a < t->n; a++)
+        for (int k = t->first[a] + 1; k < t->first[a + 1]; k++)
+            st->consecutive &= t->rank_at[k] == t->rank_at[k - 1] + 1;
+}
+
+int shim_topo_init(shim_topo *st, MPI_Comm priv, int p, int rank, int node_size)
+{
+    memset(st, 0, sizeof *st);
+    st->node = st->leaders = MPI_COMM_NULL;
+    st->node_size = node_size;
+    int rc = MPI_SUCCESS;
+    if (node_size != 1) {
+        int32_t *label = malloc((size_t)p * sizeof *label);
+        int ok = label != NULL;
+        rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, priv);
+        if (rc == MPI_SUCCESS && ok)
+            rc = own_label(priv, rank, node_size, &label[rank]);
+        if (rc == MPI_SUCCESS && ok)
+            rc = PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, label, 1, MPI_INT32_T, priv);
+        if (rc == MPI_SUCCESS && ok) {
+            plan_error err;
+            ok = plan_topo_init(&st->t, p, label, &err) == 0;
+            rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, priv);
+        }
+        free(label);
+        if (rc != MPI_SUCCESS || !ok || st->t.n == p)
+            plan_topo_free(&st->t); /* one rank per node */
+    }
+    describe(st, p);
+    return rc;
+}
+
+const plan_topo *shim_topo_plan(const shim_topo *st)
+{
+    return st->t.p ? &st->t : NULL;
+}
+
+int shim_topo_comms(shim_topo *st, MPI_Comm priv)
+{
+    if (st->have_comms)
+        return MPI_SUCCESS;
+    int rank, rc = PMPI_Comm_rank(priv, &rank);
+    const plan_topo *t = shim_topo_plan(st);
+    int node = t ? t->node_of[rank] : rank, lane = t ? t->lane_of[rank] : 0;
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_split(priv, node, lane, &st->node);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Comm_split(priv, lane == 0 ? 0 : MPI_UNDEFINED, node, &st->leaders);
+    if (rc != MPI_SUCCESS) {
+        if (st->node != MPI_COMM_NULL)
+            PMPI_Comm_free(&st->node);
+        if (st->leaders != MPI_COMM_NULL)
+            PMPI_Comm_free(&st->leaders);
+        return rc;
+    }
+    PMPI_Comm_set_errhandler(st->node, MPI_ERRORS_RETURN);
+    if (st->leaders != MPI_COMM_NULL)
+        PMPI_Comm_set_errhandler(st->leaders, MPI_ERRORS_RETURN);
+    st->have_comms = 1;
+    return MPI_SUCCESS;
+}
+
+int shim_topo_steps(plan_algo algo)
+{
+    return plan_algo_is_node(algo) ? shim_g.cfg.node_steps : 0;
+}
+
+void shim_topo_free(shim_topo *st)
+{
+    /* a zero-initialised st holds handles that are neither communicators nor MPI_COMM_NULL */
+    if (st->node && st->node != MPI_COMM_NULL)
+        PMPI_Comm_free(&st->node);
+    if (st->leaders && st->leaders != MPI_COMM_NULL)
+        PMPI_Comm_free(&st->leaders);
+    plan_topo_free(&st->t);
+    free(st->meta);
+    st->meta = NULL;
+    st->have_comms = 0;
+}

@@ -1,0 +1,55 @@
+/* The topology of a communicator: the node of every rank, which node-level plans schedule
+ * (plan/topo.h), found once when the communicator's record is created, and the communicators
+ * the node-level metadata exchange needs (node_gather.c), created on first use (topo.c). */
+#ifndef HRELAY_SHIM_TOPO_H
+#define HRELAY_SHIM_TOPO_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "plan/plan.h"
+#include "plan/topo.h"
+
+/* A communicator's topology. Every field is the same on every rank of the communicator
+ * (agreed at creation), but for the communicators, which are each rank's own handles. */
+typedef struct shim_topo {
+    plan_topo t;      /* the node of every rank; t.p == 0: one rank per node (no topology) */
+    int node_size;    /* the HRELAY_NODE_SIZE it was made with (SHIM_NODE_AUTO or K) */
+    int nodes;        /* number of nodes (the communicator's size with one rank per node) */
+    int lanes_min;    /* fewest ranks on one node */
+    int lanes_max;    /* most ranks on one node */
+    int consecutive;  /* every node's ranks are consecutive ranks of the communicator */
+    MPI_Comm node;    /* this rank's node (rank = lane); MPI_COMM_NULL until shim_topo_comms */
+    MPI_Comm leaders; /* lane 0 of every node (rank = node); MPI_COMM_NULL elsewhere */
+    int have_comms;   /* shim_topo_comms succeeded */
+    uint64_t node_patterns; /* new patterns whose metadata was exchanged at node level */
+    uint64_t *meta;         /* a new pattern's node-level metadata (node_gather.c), allocated at
+                               the first one */
+} shim_topo;
+
+/* Finds the topology of priv (collective over it; p ranks, this one `rank`) under
+ * HRELAY_NODE_SIZE = node_size: SHIM_NODE_AUTO, the nodes MPI_Comm_split_type
+ * (MPI_COMM_TYPE_SHARED) finds, each named by its lowest rank and the names allgathered; K,
+ * consecutive groups of K ranks of MPI_COMM_WORLD (a communicator whose ranks are permuted
+ * sees them placed out of order); 1, one rank per node, without any communication. Every rank
+ * ends with the same topology: if any rank fails (out of memory), all of them take one rank
+ * per node. Returns an MPI error code (of a collective); st is usable (one rank per node) even
+ * then. */
+int shim_topo_init(shim_topo *st, MPI_Comm priv, int p, int rank, int node_size);
+
+/* The placement plans are built under: NULL when every node holds one rank (the rank-level
+ * view, plan_options.topo NULL). */
+const plan_topo *shim_topo_plan(const shim_topo *st);
+
+/* Makes sure st->node and st->leaders exist (collective over priv, at the same call on every
+ * rank). Returns an MPI error code. */
+int shim_topo_comms(shim_topo *st, MPI_Comm priv);
+
+/* The node steps a program of family algo keeps in flight (exec_opts.steps): HRELAY_NODE_STEPS
+ * for node-level families, 0 (no limit: the window alone) for the others. */
+int shim_topo_steps(plan_algo algo);
+
+/* Frees what st holds (its communicators too); st may be zero-initialised. */
+void shim_topo_free(shim_topo *st);
+
+#endif

@@ -1,0 +1,169 @@
+#!/bin/bash
+# Node-level families against PMPI on one machine, nodes pretended by HRELAY_NODE_SIZE=K
+# (tests/mpi/compare: byte for byte with guard bytes, every datatype pair, MPI_Alltoall(v)(_c),
+# MPI_IN_PLACE, erroneous calls; world, split, reversed and interleaved communicators), at 1..8
+# ranks and 16 (oversubscribed): uneven nodes (K not dividing P) and non-consecutive placement
+# (the interleaved communicator: evens first). The report must count every call under the
+# family and give each communicator its topology ("communicators": nodes, ranks per node,
+# consecutive or not); node-direct must take the node-level metadata path on every
+# communicator with a node of several ranks (node_patterns == patterns, the verbose line with
+# the words a rank received: N (N + 1) + P) and the others the P x P gather; HRELAY_NODE_SIZE=1
+# and auto; half duplex; node steps in flight 1 and 0 (the window); the staging fallback to
+# node-direct; the plan cache (hits, a pattern changing on one rank, one slot); HRELAY_DUMP
+# writes node plans with their topology (not node-direct's).
+. "${srcdir:-.}/tests/mpi/common.sh"
+r=$HR_TMP/report.json
+
+# comms REPORT: one line per "communicators" entry: size nodes min max consecutive node_size
+# count patterns node_patterns
+comms() {
+    python3 - "$1" <<'EOF' || hr_fail "cannot read the communicators of $1"
+import json, sys
+for c in json.load(open(sys.argv[1]))["communicators"]:
+    print(c["size"], c["nodes"], c["ranks_per_node_min"], c["ranks_per_node_max"],
+          int(c["consecutive"]), c["node_size"], c["count"], c["patterns"], c["node_patterns"])
+EOF
+}
+
+# node_run N K FAMILY [EXPECT [VAR=VALUE ...]]: compare on N ranks in nodes of K ranks
+# (--interleaved), the report showing EXPECT (default FAMILY); then the topology checks.
+node_run() {
+    local n=$1 k=$2 family=$3 expect=${4:-$3}
+    shift 3
+    [ $# -gt 0 ] && shift
+    local cases=24
+    [ "$n" -ge 5 ] && cases=16
+    [ "$n" -ge 16 ] && cases=6
+    rm -f "$r"
+    hr_run "$n" HRELAY_ALGO="$family" HRELAY_NODE_SIZE="$k" HRELAY_REPORT="$r" HRELAY_VERBOSE=2 \
+        "$@" -- ./tests/mpi/compare --seed $((HRELAY_TEST_SEED + n + k)) --cases "$cases" \
+        --interleaved 1 --report "$r" --expect "$expect" 2>"$HR_TMP/err" ||
+        hr_fail "compare on $n ranks, $family, nodes of $k, $*: $(tail -5 "$HR_TMP/err")"
+    check_topology "$n" "$k" "$family"
+}
+
+# check_topology N K FAMILY: the world's entry (N ranks in nodes of K: ceil(N / K) nodes of K,
+# the last one of N mod K), an interleaved (non-consecutive) one when nodes have several ranks,
+# and where the metadata was exchanged.
+check_topology() {
+    local n=$1 k=$2 family=$3
+    local nodes=$(((n + k - 1) / k)) min=$k max=$k
+    [ "$k" -gt "$n" ] && min=$n max=$n
+    [ $((n % k)) -ne 0 ] && [ "$k" -le "$n" ] && min=$((n % k))
+    local list
+    list=$(comms "$r")
+    [ "$k" = 1 ] && nodes=$n
+    awk -v n="$n" -v nodes="$nodes" -v lo="$min" -v hi="$max" -v k="$k" \
+        '$1 == n && $2 == nodes && $3 == lo && $4 == hi && $5 == 1 && $6 == k { f = 1 }
+         END { exit !f }' <<<"$list" ||
+        hr_fail "$n ranks, nodes of $k: no entry of $nodes nodes of $min..$max consecutive ranks: $list"
+    if [ "$k" -ge 2 ] && [ "$n" -gt "$k" ] && [ "$n" -ge 3 ]; then
+        awk -v n="$n" '$1 == n && $5 == 0 { f = 1 } END { exit !f }' <<<"$list" ||
+            hr_fail "$n ranks, nodes of $k: the interleaved communicator is not marked non-consecutive: $list"
+    fi
+    # node_patterns: every pattern of a communicator with a node of several ranks under
+    # node-direct, none otherwise (one rank per node: the usual path)
+    awk -v fam="$family" '{ several = $4 > 1
+         want = (fam == "node-direct" && several) ? $8 : 0
+         if ($9 != want) bad = 1; if (several) any = 1 }
+         END { exit bad }' <<<"$list" ||
+        hr_fail "$family, $n ranks, nodes of $k: node-level metadata on the wrong communicators: $list"
+    if [ "$family" = node-direct ] && [ "$max" -gt 1 ]; then
+        local words=$((nodes * (nodes + 1) + n))
+        grep -q "on $n ranks: node-level metadata of a new pattern: $nodes nodes, $words words per rank$" \
+            "$HR_TMP/err" || hr_fail "no node-level metadata line of $words words: $(head -5 "$HR_TMP/err")"
+    fi
+}
+
+# every node family, nodes of 2 (uneven at odd counts), of 3 and 4 (uneven: 3 + 2, 4 + 2, 3 + 3 + 2)
+for family in node-direct node-transpose node-forward node-aggregate; do
+    node_run 3 2 "$family"
+    node_run 5 3 "$family"
+    node_run 8 3 "$family"
+done
+node_run 1 2 node-direct
+node_run 2 2 node-direct
+node_run 4 2 node-direct
+node_run 6 4 node-direct
+node_run 7 2 node-aggregate
+node_run 4 4 node-aggregate # one node: everything on-node
+node_run 6 2 node-transpose node-transpose HRELAY_GRAIN=3
+node_run 7 3 node-forward node-forward HRELAY_PACKET=100
+
+# one rank per node: the rank-level path (the world's entry has nodes == ranks)
+node_run 5 1 node-direct
+node_run 4 1 node-aggregate
+
+# half duplex, steps in flight 1 and 0 (HRELAY_WINDOW operations instead), window 1
+node_run 6 3 node-direct node-direct HRELAY_DUPLEX=half
+node_run 5 2 node-forward node-forward HRELAY_DUPLEX=half
+node_run 6 2 node-direct node-direct HRELAY_NODE_STEPS=1
+node_run 5 3 node-direct node-direct HRELAY_NODE_STEPS=0 HRELAY_WINDOW=1
+node_run 5 2 node-aggregate node-aggregate HRELAY_NODE_STEPS=1
+
+# staging over the limit: node-transpose (3 nodes: relayed through the third) runs node-direct
+# instead
+node_run 6 2 node-transpose node-direct,node-transpose HRELAY_MAX_STAGING=0
+grep -q '"node-direct": [1-9]' "$r" || hr_fail "no node-direct fallback: $(cat "$r")"
+
+# 16 ranks (oversubscribed): nodes of 4 and of 5 (5 + 5 + 5 + 1)
+node_run 16 4 node-direct
+node_run 16 5 node-aggregate
+
+# the plan cache under node-level plans (tests/mpi/sites): repeated patterns at two sites are
+# planned once each and then hit (node-direct's slots from the node-level path), a pattern that
+# changes on one rank only is never served from the cache, a cache of one slot evicts
+field() { python3 "${srcdir:-.}/tests/mpi/report_field.py" "$@" || hr_fail "report: $*"; }
+expect() { [ "$2" = "$3" ] || hr_fail "$1: got $2, expected $3"; }
+for family in node-direct node-aggregate; do
+    for nk in "4 2" "5 3"; do
+        # shellcheck disable=SC2086 # ranks and node size
+        set -- $nk
+        hr_run "$1" HRELAY_ALGO=$family HRELAY_NODE_SIZE="$2" HRELAY_REPORT="$r" -- \
+            ./tests/mpi/sites two 12 >"$HR_TMP/out" || hr_fail "sites two, $family: $(cat "$HR_TMP/out")"
+        expect "$family calls ($1 ranks)" "$(field "$r" total calls)" 24
+        expect "$family runs ($1 ranks)" "$(field "$r" total "algorithms.$family")" 24
+        expect "$family plans ($1 ranks)" "$(field "$r" total plans_computed)" 2
+        expect "$family hits ($1 ranks)" "$(field "$r" total cache_hits)" 22
+    done
+done
+hr_run 4 HRELAY_ALGO=node-direct HRELAY_NODE_SIZE=2 HRELAY_REPORT="$r" -- \
+    ./tests/mpi/sites change 10 >"$HR_TMP/out" || hr_fail "sites change: $(cat "$HR_TMP/out")"
+expect "changing pattern: node-direct runs" "$(field "$r" total algorithms.node-direct)" 10
+expect "changing pattern: plans" "$(field "$r" total plans_computed)" 2
+expect "changing pattern: hits" "$(field "$r" total cache_hits)" 8
+hr_run 3 HRELAY_ALGO=node-direct HRELAY_NODE_SIZE=2 HRELAY_CACHE_SIZE=1 HRELAY_REPORT="$r" -- \
+    ./tests/mpi/sites two 6 >"$HR_TMP/out" || hr_fail "one slot: $(cat "$HR_TMP/out")"
+expect "one slot: plans" "$(field "$r" total plans_computed)" 12
+expect "one slot: hits" "$(field "$r" total cache_hits)" 0
+
+# HRELAY_NODE_SIZE=auto on one machine: one node of all ranks
+rm -f "$r"
+hr_run 4 HRELAY_ALGO=node-direct HRELAY_REPORT="$r" -- ./tests/mpi/compare \
+    --seed "$HRELAY_TEST_SEED" --cases 8 --report "$r" --expect node-direct ||
+    hr_fail "HRELAY_NODE_SIZE=auto"
+comms "$r" | grep -qx '4 1 4 4 1 auto [0-9]* [0-9]* [0-9]*' ||
+    hr_fail "auto on one machine is not one node of 4 ranks: $(comms "$r")"
+grep -q '"node_size": "auto", "node_steps": 4,' "$r" || hr_fail "config: $(cat "$r")"
+
+# HRELAY_DUMP: the node families' plans record their topology; node-direct's node-level plans
+# are not dumped (no rank has the whole plan)
+d=$HR_TMP/plans
+hr_run 4 HRELAY_ALGO=node-aggregate HRELAY_NODE_SIZE=2 HRELAY_DUMP="$d" -- ./tests/mpi/compare \
+    --seed "$HRELAY_TEST_SEED" --cases 4 || hr_fail "dump of node-aggregate"
+ls "$d"/plan-*.json >/dev/null 2>&1 || hr_fail "no node-aggregate plan dumped"
+for f in "$d"/plan-*.json; do # 4 ranks: 2 nodes of 2; the split halves: 2 nodes of 1
+    grep -q '"algorithm": "node-aggregate"' "$f" && grep -q '"topology": {"nodes": 2,' "$f" ||
+        hr_fail "$f is not a node-aggregate plan of 2 nodes: $(head -c 400 "$f")"
+    if grep -q '^{"p": 4,' "$f"; then
+        grep -q '"node_of": \[0, 0, 1, 1\]' "$f" || hr_fail "$f: placement $(head -c 400 "$f")"
+    fi
+done
+rm -rf "$d"
+hr_run 4 HRELAY_ALGO=node-direct HRELAY_NODE_SIZE=2 HRELAY_DUMP="$d" -- ./tests/mpi/compare \
+    --seed "$HRELAY_TEST_SEED" --cases 4 || hr_fail "dump of node-direct"
+for f in "$d"/plan-*.json; do # only the split halves' (one rank per node: the usual path)
+    [ -e "$f" ] || continue
+    grep -q '^{"p": 2,' "$f" || hr_fail "a node-level node-direct plan was dumped: $f"
+done
+exit 0
