@@ -237,9 +237,19 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     uint32_t rn = PLAN_LEARN_ONE;
     f->native_state = PLAN_LEARN_UNKNOWN;
     f->ratio_hit = f->ratio_miss = PLAN_LEARN_ONE;
+    f->native_variant = in->native_variant;
+    f->ratio_native_gathered = PLAN_LEARN_ONE;
     if (in->learn) {
-        f->native_state = plan_forecast_ratio(in->site, in->comm, plan_learn_key(PLAN_ALGO_NATIVE, 0),
+        f->native_state = plan_forecast_ratio(in->site, in->comm,
+                                              plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant),
                                               f->cls, &rn);
+        uint32_t r0;
+        f->ratio_native_gathered =
+            in->native_variant &&
+                    plan_forecast_ratio(in->site, in->comm, plan_learn_key(PLAN_ALGO_NATIVE, 0),
+                                        f->cls, &r0) != PLAN_LEARN_UNKNOWN
+                ? r0
+                : rn;
         plan_forecast_ratio(in->site, in->comm, PLAN_LEARN_HIT, f->cls, &f->ratio_hit);
         plan_forecast_ratio(in->site, in->comm, PLAN_LEARN_MISS, f->cls, &f->ratio_miss);
     }

@@ -49,6 +49,12 @@ typedef struct plan_forecast_in {
     plan_duplex duplex;         /* the links' model plans obey */
     const plan_cost_params *c;
     uint32_t families;          /* bit per family that may be planned */
+    int native_variant;         /* the learning key of MPI's algorithm run before gathering:
+                                   plan_learn_key(NATIVE, native_variant). 0 where the
+                                   gathered pattern's model of it is the summary's (one rank
+                                   per node); 1 where it is another (the two-level model), so
+                                   that each key's corrections compare measurements with one
+                                   model */
     const plan_history *site;   /* the call site's history, NULL if the ranks do not agree on
                                    the site */
     const plan_history *comm;   /* the communicator's */
@@ -78,6 +84,10 @@ typedef struct plan_forecast {
     uint64_t native_model;   /* plan_summary_native */
     uint64_t native_ps;      /* corrected */
     plan_learn_state native_state;
+    int native_variant;      /* in->native_variant: the key native_ps is corrected by */
+    uint32_t ratio_native_gathered; /* the correction of key (NATIVE, 0), the gathered
+                                       pattern's model of MPI's algorithm: ratio[NATIVE] when
+                                       native_variant is 0 or that key is unknown */
     uint32_t ratio[PLAN_ALGO_COUNT];          /* correction of each family's schedule model
                                                  (for a family not measured yet, the largest
                                                  of native's and the measured families') */

@@ -2,21 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/cost_math.h"
+#include "plan/node.h"
 #include "plan/summary.h"
-
-/* a + b, saturating at UINT64_MAX. */
-static uint64_t sat_add(uint64_t a, uint64_t b)
-{
-    uint64_t s;
-    return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
-}
-
-/* a * b, saturating at UINT64_MAX. */
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-    uint64_t s;
-    return __builtin_mul_overflow(a, b, &s) ? UINT64_MAX : s;
-}
 
 size_t plan_summary_blocks(int p, const plan_cost_params *c)
 {
@@ -41,16 +29,23 @@ static uint64_t pair_hash(int p, int i, int j, uint64_t b)
 }
 
 void plan_summary_rank(plan_summary *s, int p, int rank, const uint64_t *row,
-                       const uint64_t *col, uint64_t packet_bytes, const plan_cost_params *c)
+                       const uint64_t *col, const plan_topo *t, uint64_t packet_bytes,
+                       const plan_cost_params *c)
 {
     uint64_t sent = 0, recvd = 0, out = 0, in = 0, largest = 0, smallest = UINT64_MAX;
-    uint64_t packets = 0, balance = 0;
+    uint64_t packets = 0, balance = 0, lsent = 0, lrecvd = 0;
+    if (t && t->p != p)
+        t = NULL;
     for (int j = 0; j < p; j++) {
         balance += pair_hash(p, rank, j, row[j]) - pair_hash(p, j, rank, col[j]);
         if (j == rank)
             continue;
         sent += row[j];
         recvd += col[j];
+        if (t && t->node_of[j] == t->node_of[rank]) {
+            lsent += row[j];
+            lrecvd += col[j];
+        }
         out += row[j] != 0;
         in += col[j] != 0;
         largest = row[j] > largest ? row[j] : largest;
@@ -59,6 +54,13 @@ void plan_summary_rank(plan_summary *s, int p, int rank, const uint64_t *row,
     }
     uint64_t big = sent > recvd ? sent : recvd, small = sent > recvd ? recvd : sent;
     s->p = p;
+    s->nodes = t ? t->n : p;
+    s->max[PLAN_SUMMARY_OFF_SENT] = sent - lsent;
+    s->max[PLAN_SUMMARY_OFF_RECEIVED] = recvd - lrecvd;
+    s->max[PLAN_SUMMARY_OFF_HALF] = sent - lsent + recvd - lrecvd;
+    s->max[PLAN_SUMMARY_LOCAL_FULL] = lsent > lrecvd ? lsent : lrecvd;
+    s->max[PLAN_SUMMARY_LOCAL_HALF] = lsent + lrecvd;
+    s->sum[PLAN_SUMMARY_OFF_TOTAL] = sent - lsent;
     s->max[PLAN_SUMMARY_SENT] = sent;
     s->max[PLAN_SUMMARY_RECEIVED] = recvd;
     s->max[PLAN_SUMMARY_LOAD_FULL] = big;
@@ -89,8 +91,8 @@ void plan_summary_merge(plan_summary *into, const plan_summary *from)
             into->block[b] = from->block[b];
 }
 
-int plan_summary_of_matrix(plan_summary *s, const plan_matrix *m, uint64_t packet_bytes,
-                           const plan_cost_params *c)
+int plan_summary_of_matrix(plan_summary *s, const plan_matrix *m, const plan_topo *t,
+                           uint64_t packet_bytes, const plan_cost_params *c)
 {
     int p = m->p;
     size_t nb = plan_summary_blocks(p, c);
@@ -101,7 +103,7 @@ int plan_summary_of_matrix(plan_summary *s, const plan_matrix *m, uint64_t packe
     for (int r = 0; r < p; r++) {
         for (int i = 0; i < p; i++)
             col[i] = plan_matrix_at(m, i, r);
-        plan_summary_rank(r ? &one : s, p, r, m->bytes + (size_t)r * (size_t)p, col,
+        plan_summary_rank(r ? &one : s, p, r, m->bytes + (size_t)r * (size_t)p, col, t,
                           packet_bytes, c);
         if (r)
             plan_summary_merge(s, &one);
@@ -135,9 +137,47 @@ uint64_t plan_summary_native(const plan_summary *s, plan_native_kind kind,
     return plan_cost_native_figures(s->p, kind, uniform, largest, s->block, s->nblocks, c);
 }
 
+uint64_t plan_summary_topo_bound(const plan_summary *s, plan_duplex duplex,
+                                 const plan_cost_params *c)
+{
+    int half = duplex == PLAN_DUPLEX_HALF;
+    uint64_t nodes = s->nodes > 0 ? (uint64_t)s->nodes : 1, total = s->sum[PLAN_SUMMARY_OFF_TOTAL];
+    if (half) /* every off-node byte is sent by one NIC and received by another */
+        total = sat_mul(total, 2);
+    uint64_t avg = total / nodes + (total % nodes != 0); /* the busiest NIC carries at least it */
+    uint64_t nic = half ? s->max[PLAN_SUMMARY_OFF_HALF]
+                        : (s->max[PLAN_SUMMARY_OFF_SENT] > s->max[PLAN_SUMMARY_OFF_RECEIVED]
+                               ? s->max[PLAN_SUMMARY_OFF_SENT]
+                               : s->max[PLAN_SUMMARY_OFF_RECEIVED]);
+    nic = avg > nic ? avg : nic;
+    uint64_t local = s->max[half ? PLAN_SUMMARY_LOCAL_HALF : PLAN_SUMMARY_LOCAL_FULL];
+    uint64_t n_ps = bytes_ps(nic, c->beta_fs, 100), l_ps = bytes_ps(local, c->local_beta_fs, 100);
+    return n_ps > l_ps ? n_ps : l_ps;
+}
+
+/* The steps of the most optimistic schedule of rank-level family a (see
+ * plan_summary_optimistic). */
+static uint64_t optimistic_steps(const plan_summary *s, plan_algo a, plan_duplex duplex)
+{
+    uint64_t p = s->p > 1 ? (uint64_t)s->p : 1;
+    if (a == PLAN_ALGO_TRANSPOSE)
+        return 2 * (p - 1);
+    if (a == PLAN_ALGO_FORWARD && duplex != PLAN_DUPLEX_HALF)
+        return s->max[PLAN_SUMMARY_DEGREE_HALF];
+    return plan_summary_degree(s, duplex);
+}
+
 uint64_t plan_summary_optimistic(const plan_summary *s, plan_algo a, plan_duplex duplex,
                                  const plan_cost_params *c)
 {
+    if (s->nodes > 0 && s->nodes < s->p) { /* several ranks per node: the two-level model */
+        uint64_t steps = !plan_algo_is_node(a)              ? optimistic_steps(s, a, duplex)
+                         : plan_summary_degree(s, duplex) != 0 ? 1
+                                                               : 0; /* nothing to move */
+        return sat_add(plan_summary_topo_bound(s, duplex, c), sat_mul(steps, c->step_ps));
+    }
+    if (plan_algo_is_node(a))
+        a = plan_node_base(a);
     uint64_t p = s->p > 1 ? (uint64_t)s->p : 1;
     uint64_t bound = plan_cost_bytes(plan_summary_bound(s, duplex), c);
     if (a == PLAN_ALGO_TRANSPOSE)
@@ -150,6 +190,8 @@ uint64_t plan_summary_optimistic(const plan_summary *s, plan_algo a, plan_duplex
 
 uint64_t plan_summary_planning(const plan_summary *s, plan_algo a, const plan_cost_params *c)
 {
+    if (plan_algo_is_node(a))
+        a = plan_node_base(a);
     /* as plan_cost_planning: plan_ps per matrix entry and per segment (unit of work) */
     uint64_t units = a == PLAN_ALGO_FORWARD
                          ? sat_mul(s->sum[PLAN_SUMMARY_PACKETS], PLAN_COST_FORWARD_UNITS)

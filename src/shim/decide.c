@@ -67,7 +67,10 @@ int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matr
     prog->algo = algo;
     prog->nsteps = pl.nsteps;
     prog->nsegments = pl.nsegments;
-    prog->model_ps = plan_cost_plan(&pl, &shim_g.cfg.cost);
+    const plan_topo *nodes = shim_topo_nodes(&rec->topo); /* several ranks per node: the
+                                                               two-level model */
+    prog->model_ps = nodes ? plan_cost_topo_plan(&pl, nodes, &shim_g.cfg.cost)
+                           : plan_cost_plan(&pl, &shim_g.cfg.cost);
     uint64_t bytes = 0;
     uint32_t *ops = calloc((size_t)pl.p, sizeof *ops); /* sends and receives per rank */
     for (size_t t = 0; t < pl.ntransfers; t++) {
@@ -102,10 +105,14 @@ static const char *candidate_name(const plan_candidate *c, char *buf, size_t cap
     return shim_run_name(c->algo, c->variant, buf, cap);
 }
 
-/* Prints the decision for a new pattern (HRELAY_VERBOSE >= 1). */
+/* Prints the decision for a new pattern (HRELAY_VERBOSE >= 1); with several ranks per node
+ * the nodes and the node-level bound (plan_cost_topo_bound). */
 static void log_decision(const shim_comm *rec, const shim_slot *s, const plan_matrix *m)
 {
-    char line[768], name[48];
+    char line[1024], name[48], where[64] = ",";
+    const plan_topo *nodes = shim_topo_nodes(&rec->topo);
+    if (nodes)
+        snprintf(where, sizeof where, ", %d nodes, node-level", nodes->n);
     size_t n = 0;
     for (int i = 0; i < s->choice.n && n < sizeof line; i++)
         n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.3g ms%s", i ? ", " : "",
@@ -113,10 +120,11 @@ static void log_decision(const shim_comm *rec, const shim_slot *s, const plan_ma
                               (double)s->choice.cand[i].model_ps * 1e-9,
                               i < s->choice.explore && !s->choice.settled ? " (measured next)"
                                                                           : "");
-    shim_log(1, "new pattern on %d ranks (%llu bytes at most per rank, bound %.3g ms): %s; runs %s",
-             rec->p, (unsigned long long)plan_matrix_lower_bound(m, shim_g.cfg.duplex),
-             (double)plan_cost_bound(m, shim_g.cfg.duplex, &shim_g.cfg.cost) * 1e-9, line,
-             candidate_name(plan_choice_current(&s->choice), name, sizeof name));
+    shim_log(1,
+             "new pattern on %d ranks (%llu bytes at most per rank%s bound %.3g ms): %s; runs %s",
+             rec->p, (unsigned long long)plan_matrix_lower_bound(m, shim_g.cfg.duplex), where,
+             (double)plan_cost_topo_bound(m, nodes, shim_g.cfg.duplex, &shim_g.cfg.cost) * 1e-9,
+             line, candidate_name(plan_choice_current(&s->choice), name, sizeof name));
 }
 
 /* Records candidate algo (its variant) with modeled time t in s (its plan, if any, is in
@@ -179,11 +187,16 @@ static uint64_t planning_ps(plan_algo a, const plan_matrix *m, const plan_option
     return plan_cost_planning(m, nsegments, cost);
 }
 
-/* Families auto plans, in planning order (the usual winner first). */
-static const plan_algo auto_families[] = {PLAN_ALGO_DIRECT,    PLAN_ALGO_WALKER_OTTO,
-                                          PLAN_ALGO_GREEDY,    PLAN_ALGO_STEPWISE,
-                                          PLAN_ALGO_FORWARD,   PLAN_ALGO_TRANSPOSE};
+/* Families auto plans, in planning order (the usual winner first); the node-level ones only
+ * where some node holds several ranks (else they are their base families). */
+static const plan_algo auto_families[] = {
+    PLAN_ALGO_DIRECT,      PLAN_ALGO_WALKER_OTTO,    PLAN_ALGO_GREEDY,
+    PLAN_ALGO_STEPWISE,    PLAN_ALGO_FORWARD,        PLAN_ALGO_TRANSPOSE,
+    PLAN_ALGO_NODE_DIRECT, PLAN_ALGO_NODE_AGGREGATE, PLAN_ALGO_NODE_TRANSPOSE,
+    PLAN_ALGO_NODE_FORWARD};
 enum { NAUTO = sizeof auto_families / sizeof auto_families[0] };
+/* native, every family, and the window variant of the best */
+_Static_assert(1 + NAUTO + 1 <= PLAN_CHOICE_MAX, "auto's candidates fit a choice");
 
 /* auto: the best plan candidate of s also runs with a small window when its transfers are
  * large enough for the window to matter and some rank has more operations than the small
@@ -215,7 +228,9 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     s->ncand = 0;
     s->failed = 0;
     s->planned = 0;
-    s->model_native_ps = plan_cost_native(m, kind, cost);
+    const plan_topo *nodes = shim_topo_nodes(&rec->topo);
+    s->model_native_ps =
+        nodes ? plan_cost_topo_native(m, kind, nodes, cost) : plan_cost_native(m, kind, cost);
     s->overhead_ps = 2 * agree + gather;
     s->trials = 0;
     if (s->facts.request != SHIM_AUTO || !fc) {
@@ -226,12 +241,15 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     }
     /* measured only where exploring is allowed at all */
     s->trials = fc->tiny || shim_g.cfg.budget == 0 ? 0 : (uint32_t)shim_g.cfg.tune;
-    add_candidate(s, PLAN_ALGO_NATIVE, 0, fc->native_ps);
+    /* the gathered pattern's model of MPI's algorithm (two-level with several ranks per node)
+     * by its own correction (fc->native_ps: the summary's model, by the forecast's) */
+    add_candidate(s, PLAN_ALGO_NATIVE, 0,
+                  plan_learn_apply(s->model_native_ps, fc->ratio_native_gathered));
     for (int f = 0; f < NAUTO; f++) {
         plan_algo a = auto_families[f];
         int wo_k;
         uint64_t wo_unit;
-        if (!(fc->plan & (1u << a)) ||
+        if (!(fc->plan & (1u << a)) || (plan_algo_is_node(a) && !nodes) ||
             (a == PLAN_ALGO_WALKER_OTTO && !plan_wo_recognise(m, &wo_k, &wo_unit)))
             continue;
         /* the model of the call's overhead counts every family tried, from agreed figures

@@ -224,8 +224,8 @@ static void summarise(shim_call *c)
     const exec_side *r = &c->x.recv;
     for (int i = 0; i < rec->p; i++)
         rec->col[i] = (uint64_t)r->count[i] * (uint64_t)r->type.size;
-    plan_summary_rank(s, rec->p, rec->rank, rec->row, rec->col, shim_g.cfg.packet,
-                      &shim_g.cfg.cost);
+    plan_summary_rank(s, rec->p, rec->rank, rec->row, rec->col, shim_topo_nodes(&rec->topo),
+                      shim_g.cfg.packet, &shim_g.cfg.cost);
 }
 
 /* Whether pattern is one of the site's last SHIM_SITE_RECENT patterns. */
@@ -415,6 +415,7 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
                             .whole_ps = (uint64_t)(t * 1e12),
                             .slot = -1,
                             .algo = PLAN_ALGO_NATIVE,
+                            .variant = fc->native_variant, /* the key of fc's native model */
                             .hist = c->hist,
                             .site = site_index(c),
                             .cls = fc->cls,

@@ -3,6 +3,7 @@
 
 #include "shim/history.h"
 #include "shim/state.h"
+#include "shim/topo.h"
 
 uint64_t shim_agree_model(int p)
 {
@@ -74,11 +75,13 @@ void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history 
                    plan_forecast *fc)
 {
     const shim_config *cfg = &shim_g.cfg;
+    int nodes = shim_topo_nodes(&rec->topo) != NULL;
     plan_forecast_in in = {.s = &rec->summary,
                            .kind = shim_args_native_kind(c->a),
                            .duplex = (plan_duplex)cfg->duplex,
                            .c = &cfg->cost,
-                           .families = SHIM_AUTO_FAMILIES,
+                           .families = SHIM_AUTO_FAMILIES | (nodes ? SHIM_NODE_FAMILIES : 0),
+                           .native_variant = nodes,
                            .site = site,
                            .comm = rec->hist,
                            .budget = &rec->budget,

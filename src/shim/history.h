@@ -16,10 +16,14 @@
 enum { SHIM_EXPLORE_MIN_BYTES = 4096 };
 #define SHIM_EXPLORE_MIN_PS ((uint64_t)20000000) /* 20 us */
 
-/* The families auto may plan (a bit per plan_algo). */
+/* The families auto may plan (a bit per plan_algo): the rank-level ones, and where some node
+ * holds several ranks (shim_topo_nodes) the node-level ones too. */
 #define SHIM_AUTO_FAMILIES                                                                     \
     ((1u << PLAN_ALGO_DIRECT) | (1u << PLAN_ALGO_WALKER_OTTO) | (1u << PLAN_ALGO_GREEDY) |     \
      (1u << PLAN_ALGO_STEPWISE) | (1u << PLAN_ALGO_FORWARD) | (1u << PLAN_ALGO_TRANSPOSE))
+#define SHIM_NODE_FAMILIES                                                                     \
+    ((1u << PLAN_ALGO_NODE_DIRECT) | (1u << PLAN_ALGO_NODE_TRANSPOSE) |                        \
+     (1u << PLAN_ALGO_NODE_FORWARD) | (1u << PLAN_ALGO_NODE_AGGREGATE))
 
 /* The modeled latency of one agreement on p ranks (an allreduce: a round trip per level of a
  * tree). */

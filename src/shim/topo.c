@@ -79,6 +79,11 @@ const plan_topo *shim_topo_plan(const shim_topo *st)
     return st->t.p ? &st->t : NULL;
 }
 
+const plan_topo *shim_topo_nodes(const shim_topo *st)
+{
+    return st->t.p && st->t.n < st->t.p ? &st->t : NULL;
+}
+
 int shim_topo_comms(shim_topo *st, MPI_Comm priv)
 {
     if (st->have_comms)

@@ -2,7 +2,10 @@
 # HRELAY_ALGO=auto (the default) against PMPI: whatever the cost model and the measurements
 # choose, every result is byte-identical to MPI's and every call is counted once. Also with
 # measuring off and with a calibration under which plans win, so that planned runs are
-# exercised whatever this machine measures.
+# exercised whatever this machine measures. The checks of rank-level candidates run with one
+# rank per node (HRELAY_NODE_SIZE=1: on one machine HRELAY_NODE_SIZE=auto finds one node of
+# every rank, where auto models at two levels and adds the node-level families); the last
+# part checks the node-level candidates under nodes of K ranks.
 . "${srcdir:-.}/tests/mpi/common.sh"
 cat >"$HR_TMP/plans-win.cfg" <<'CFG'
 native_percent = 1000
@@ -15,7 +18,8 @@ for n in 2 3 5 8; do
 done
 for n in 3 4; do
     report=$HR_TMP/report-cfg-$n.json
-    hr_run "$n" HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_TUNE=0 HRELAY_REPORT="$report" -- \
+    hr_run "$n" HRELAY_NODE_SIZE=1 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_TUNE=0 \
+        HRELAY_REPORT="$report" -- \
         ./tests/mpi/compare --seed $((HRELAY_TEST_SEED + 10 + n)) --cases 24 \
         --report "$report" --expect any || hr_fail "auto, plans modeled faster, on $n ranks"
     grep -q '"total": {.*"algorithms": {[^}]*"\(direct\|stepwise\|greedy\|transpose\|forward\|walker-otto\)"' \
@@ -33,7 +37,8 @@ decision() {
 # build the same plan, so only the first of them (direct) is a candidate, and the other plan
 # that is modeled close (transpose) is measured beside it (a budget of 100 % lets exploring
 # start at once)
-hr_run 2 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_VERBOSE=1 HRELAY_EXPLORE_BUDGET=100 \
+hr_run 2 HRELAY_NODE_SIZE=1 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_VERBOSE=1 \
+    HRELAY_EXPLORE_BUDGET=100 \
     HRELAY_REPORT="$HR_TMP/quiet.json" -- ./tests/mpi/sites quiet 150 \
     >"$HR_TMP/out" 2>"$HR_TMP/err" || hr_fail "sites under plans-win.cfg: $(cat "$HR_TMP/out")"
 line=$(decision 2 262144) || exit 1
@@ -86,7 +91,8 @@ grep -q '^hrelay: before gathering on 2 ranks (524288 bytes at most per rank)' \
 # model alone decides, HRELAY_TUNE=0)
 printf 'plan_s_per_unit = 0\nnative_percent = 1000\n' >"$HR_TMP/free-planning.cfg"
 echo 'native_percent = 1000' >"$HR_TMP/native-slow.cfg"
-hr_run 4 HRELAY_VERBOSE=1 HRELAY_TUNE=0 HRELAY_CONFIG="$HR_TMP/free-planning.cfg" -- ./bench/alltoallv_bench \
+hr_run 4 HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=1 HRELAY_TUNE=0 HRELAY_CONFIG="$HR_TMP/free-planning.cfg" -- \
+    ./bench/alltoallv_bench \
     --patterns hot-receivers,uniform --sizes 64K --families auto --reps 1 --warmup 2 \
     --rate 1G --quiet >"$HR_TMP/out" 2>"$HR_TMP/err" || hr_fail "benchmark: $(cat "$HR_TMP/out" "$HR_TMP/err")"
 hot=$(decision 4 122880) || exit 1
@@ -107,7 +113,8 @@ awk -v f="$(modeled forward "$uniform")" -v d="$(modeled direct "$uniform")" \
 # forward's planning is modeled from its packets before it is planned: with 1-byte packets
 # (HRELAY_PACKET=1) hot receivers have some 200,000 packets, modeled at a quarter of a second
 # of planning for a 0.1 ms exchange, so auto does not plan it
-hr_run 4 HRELAY_VERBOSE=1 HRELAY_TUNE=0 HRELAY_PACKET=1 HRELAY_CONFIG="$HR_TMP/native-slow.cfg" -- \
+hr_run 4 HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=1 HRELAY_TUNE=0 HRELAY_PACKET=1 \
+    HRELAY_CONFIG="$HR_TMP/native-slow.cfg" -- \
     ./bench/alltoallv_bench --patterns hot-receivers \
     --sizes 64K --families auto --reps 1 --warmup 2 --rate 1G --quiet >"$HR_TMP/out" \
     2>"$HR_TMP/err" || hr_fail "benchmark with 1-byte packets: $(cat "$HR_TMP/out" "$HR_TMP/err")"
@@ -115,4 +122,122 @@ hot=$(decision 4 122880) || exit 1
 case $hot in
 *forward*) hr_fail "forward planned with 1-byte packets: $hot" ;;
 esac
+# Several ranks per node (HRELAY_NODE_SIZE=K pretends consecutive groups of K ranks are nodes):
+# auto adds the node-level families to its candidates, modeled at two levels (NICs shared by a
+# node's ranks, on-node copies at their own rate) like native and the rank-level families.
+# Under a calibration where messages and steps cost far more than bytes (compare's patterns are
+# small), decided by the model alone (HRELAY_TUNE=0), and with the built-in costs, measured
+# (compare's patterns are then mostly too small to gather):
+# every result byte-identical to MPI's on every communicator (world, split halves, reversed,
+# interleaved: nodes of other ranks, or one rank per node); every decision line of a
+# communicator with a node of several ranks names its nodes and the node-level bound and lists
+# node-level candidates with their modeled times, every other decision line none of them.
+cat >"$HR_TMP/small-steps.cfg" <<'CFG'
+native_percent = 1000
+step_s = 1e-3
+gap_s = 1e-3
+CFG
+# check_node_lines K [ANY]: the decision lines in $HR_TMP/err against the nodes of K ranks: no
+# node-level candidate on a communicator of one rank per node; with ANY (K > 1), some decision
+# under nodes lists node-level candidates with their modeled times (not every one: a family
+# that builds the same schedule as one planned before it, as all do on an empty pattern, is
+# not a candidate)
+check_node_lines() {
+    local listed=0 under=0
+    while IFS= read -r line; do
+        case $line in
+        *" nodes, node-level bound "*)
+            under=1
+            if printf '%s\n' "$line" |
+                grep -Eq '[:,] node-(direct|transpose|forward|aggregate) [0-9.e+-]+ ms'; then
+                listed=1
+            fi
+            ;;
+        *node-*) hr_fail "nodes of $1: a node-level candidate with one rank per node: $line" ;;
+        esac
+    done < <(grep '^hrelay: new pattern on ' "$HR_TMP/err")
+    [ "$1" = 1 ] || [ -z "${2:-}" ] || [ "$listed" = 1 ] ||
+        hr_fail "nodes of $1: no decision lists node-level candidates: $(cat "$HR_TMP/err")"
+    [ "$1" != 1 ] || [ "$under" = 0 ] ||
+        hr_fail "nodes of 1: a decision under nodes: $(cat "$HR_TMP/err")"
+}
+# node_family_runs REPORT [SITE]: calls (of the site named by its line, else of all) that ran a
+# node-level family, and that ran any plan
+node_family_runs() {
+    python3 - "$@" <<'EOF' || hr_fail "cannot read $1"
+import json, sys
+report = json.load(open(sys.argv[1]))
+if len(sys.argv) > 2:
+    site = [s for s in report["callsites"] if s["site"].startswith("sites.c:%s " % sys.argv[2])]
+    a = site[0]["algorithms"] if len(site) == 1 else {}
+else:
+    a = report["total"]["algorithms"]
+print(sum(v for k, v in a.items() if k.startswith("node-")),
+      sum(v for k, v in a.items() if k != "native"))
+EOF
+}
+node_runs=0
+for nk in "4 2" "5 2" "8 2" "4 4" "5 4" "8 4" "5 1"; do
+    # shellcheck disable=SC2086 # ranks and node size
+    set -- $nk
+    report=$HR_TMP/report-nodes.json
+    # (no --report check: the halves of an odd P may decide differently at one call site, and
+    # the report takes each family's count of a site from the rank that ran it most)
+    hr_run "$1" HRELAY_NODE_SIZE="$2" HRELAY_CONFIG="$HR_TMP/small-steps.cfg" HRELAY_TUNE=0 \
+        HRELAY_VERBOSE=1 HRELAY_REPORT="$report" -- ./tests/mpi/compare \
+        --seed $((HRELAY_TEST_SEED + 20 + $1 + $2)) --cases 16 --interleaved 1 2>"$HR_TMP/err" ||
+        hr_fail "auto on $1 ranks in nodes of $2 (model): $(tail -5 "$HR_TMP/err")"
+    check_node_lines "$2" any
+    # shellcheck disable=SC2046 # two numbers
+    set -- "$1" "$2" $(node_family_runs "$report")
+    [ "$2" != 1 ] || [ "$3" = 0 ] ||
+        hr_fail "node-level families ran with one rank per node: $(cat "$report")"
+    node_runs=$((node_runs + $3))
+    hr_run "$1" HRELAY_NODE_SIZE="$2" HRELAY_VERBOSE=1 HRELAY_REPORT="$report" -- \
+        ./tests/mpi/compare --seed $((HRELAY_TEST_SEED + 30 + $1 + $2)) --cases 16 \
+        --interleaved 1 --report "$report" --expect any 2>"$HR_TMP/err" ||
+        hr_fail "auto on $1 ranks in nodes of $2 (measured): $(tail -5 "$HR_TMP/err")"
+    check_node_lines "$2"
+done
+[ "$node_runs" -gt 0 ] || hr_fail "no node-level family ran under small-steps.cfg"
+
+# The calibration decides between the levels (HRELAY_TUNE=0: by the model; sites.c's site E,
+# 256 KiB per pair, uniform, every call checked: HRELAY_RECHECK=0). node-wins.cfg: on-node copies 10 times slower per byte than the
+# NIC; a node-level plan moves a rank's on-node messages in one step alongside the NIC, a
+# rank-level plan spends a step on each of them, so the node-level families are modeled
+# fastest and every call of the site runs one. node-loses.cfg: 10 ms per message beyond the
+# first a rank has in a step; a node-level plan's lane addresses every rank of the peer node
+# in each node step (and node-aggregate gathers from every rank of its node), a rank-level plan
+# one rank per step, so with nodes of 4 they are modeled several times slower and none runs,
+# though they are candidates.
+cat >"$HR_TMP/node-wins.cfg" <<'CFG'
+native_percent = 1000
+local_beta_s_per_byte = 1e-8
+CFG
+cat >"$HR_TMP/node-loses.cfg" <<'CFG'
+gap_s = 1e-2
+duplex_percent = 200
+CFG
+for nk in "4 2" "5 2" "8 2" "5 4" "8 4"; do
+    # shellcheck disable=SC2086 # ranks and node size
+    set -- $nk
+    report=$HR_TMP/report-calibrated.json
+    hr_run "$1" HRELAY_NODE_SIZE="$2" HRELAY_CONFIG="$HR_TMP/node-wins.cfg" HRELAY_TUNE=0 \
+        HRELAY_RECHECK=0 HRELAY_VERBOSE=1 HRELAY_REPORT="$report" -- ./tests/mpi/sites quiet 6 \
+        >"$HR_TMP/out" 2>"$HR_TMP/err" || hr_fail "sites under node-wins.cfg: $(cat "$HR_TMP/out")"
+    e=$(sed -n 's/^sites: E line //p' "$HR_TMP/out")
+    [ "$(node_family_runs "$report" "$e")" = "6 6" ] ||
+        hr_fail "$1 ranks, nodes of $2: site E did not run a node-level family on every call under node-wins.cfg: $(cat "$HR_TMP/err")"
+    [ "$2" = 4 ] || continue
+    hr_run "$1" HRELAY_NODE_SIZE="$2" HRELAY_CONFIG="$HR_TMP/node-loses.cfg" HRELAY_TUNE=0 \
+        HRELAY_RECHECK=0 HRELAY_VERBOSE=1 HRELAY_REPORT="$report" -- ./tests/mpi/sites quiet 6 \
+        >"$HR_TMP/out" 2>"$HR_TMP/err" || hr_fail "sites under node-loses.cfg: $(cat "$HR_TMP/out")"
+    [ "$(node_family_runs "$report" "$e")" = "0 6" ] ||
+        hr_fail "$1 ranks, nodes of $2: site E did not run rank-level plans only under node-loses.cfg: $(cat "$HR_TMP/err")"
+    line=$(decision "$1" "$((($1 - 1) * 262144))") || exit 1
+    case $line in
+    *", node-direct "*" ms"*) ;;
+    *) hr_fail "node-direct not a candidate under node-loses.cfg: $line" ;;
+    esac
+done
 exit 0

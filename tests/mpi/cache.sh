@@ -58,7 +58,7 @@ cat >"$HR_TMP/plan-never.cfg" <<'CFG'
 step_s = 0.5
 native_percent = 0
 CFG
-hr_run 3 HRELAY_TUNE=0 HRELAY_RECHECK=16 HRELAY_CONFIG="$HR_TMP/plan-big.cfg" \
+hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_TUNE=0 HRELAY_RECHECK=16 HRELAY_CONFIG="$HR_TMP/plan-big.cfg" \
     HRELAY_REPORT="$r" -- ./tests/mpi/sites quiet 60 >"$HR_TMP/out" ||
     hr_fail "quiet run: $(cat "$HR_TMP/out")"
 d="sites.c:$(line D) " e="sites.c:$(line E) "

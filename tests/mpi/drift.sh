@@ -5,7 +5,7 @@
 # plans run and are measured); a drifting site where no plan can win is decided before
 # gathering (the report says so per call site, and nothing is planned); under a calibration
 # whose model is more than 30 times wrong about plans, the first family that runs stops within
-# three calls.
+# three calls; with several ranks per node (HRELAY_NODE_SIZE=K) the node-level families run.
 . "${srcdir:-.}/tests/mpi/common.sh"
 field() { python3 "${srcdir:-.}/tests/mpi/report_field.py" "$@" || hr_fail "report: $*"; }
 r=$HR_TMP/report.json
@@ -44,6 +44,29 @@ for n in 1 2 3 4 5 8; do
         *) hr_fail "no plan ran on $n ranks under plans-win.cfg: $ran" ;;
         esac
     fi
+done
+
+# several ranks per node (HRELAY_NODE_SIZE=K): the node-level families are candidates too and
+# the forecast's figures are node-level (the summary's off-node and on-node bytes); results
+# and the family of every call agree on every rank, with the built-in costs and under a
+# calibration where on-node copies are slow per byte (node-level plans then win: a rank's
+# on-node messages move in one step, alongside the NIC), where a node-level family runs
+cat >"$HR_TMP/node-wins.cfg" <<'CFG'
+native_percent = 1000
+local_beta_s_per_byte = 1e-8
+CFG
+for nk in "4 2" "5 2" "8 4"; do
+    # shellcheck disable=SC2086 # ranks and node size
+    set -- $nk
+    seed=$((HRELAY_TEST_SEED + 40 + $1))
+    run_drift "$1" HRELAY_NODE_SIZE="$2" -- ./tests/mpi/drift --seed "$seed" --calls 30 \
+        --mode random >/dev/null
+    ran=$(run_drift "$1" HRELAY_NODE_SIZE="$2" HRELAY_CONFIG="$HR_TMP/node-wins.cfg" -- \
+        ./tests/mpi/drift --seed "$seed" --calls 36 --mode sweep --max 65536)
+    case $ran in
+    *node-*) ;;
+    *) hr_fail "no node-level family ran on $1 ranks in nodes of $2 under node-wins.cfg: $ran" ;;
+    esac
 done
 
 # no plan can win (every plan step modeled at half a second): every call native, nothing

@@ -18,7 +18,7 @@ static plan_summary summary_of(const plan_matrix *m, uint64_t packet, const plan
     plan_summary s = {0};
     s.block = calloc(plan_summary_blocks(m->p, c) + 1, sizeof *s.block);
     ck_assert_ptr_nonnull(s.block);
-    ck_assert_int_eq(plan_summary_of_matrix(&s, m, packet, c), 0);
+    ck_assert_int_eq(plan_summary_of_matrix(&s, m, NULL, packet, c), 0);
     return s;
 }
 
@@ -99,7 +99,8 @@ START_TEST(summary_finds_mismatched_receives)
                 col[i] = plan_matrix_at(&m, i, k);
             if (k == r)
                 col[from] += round % 2 ? 1 : (uint64_t)-1;
-            plan_summary_rank(k ? &one : &all, p, k, m.bytes + (size_t)k * (size_t)p, col, 64, &c);
+            plan_summary_rank(k ? &one : &all, p, k, m.bytes + (size_t)k * (size_t)p, col, NULL, 64,
+                              &c);
             if (k)
                 plan_summary_merge(&all, &one);
         }
@@ -134,6 +135,113 @@ START_TEST(summary_optimistic_is_a_lower_bound)
             plan_free(&pl);
         }
         free(s.block);
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
+/* A summary of m placed by t with its own block array (free s->block). */
+static plan_summary summary_on(const plan_matrix *m, const plan_topo *t, const plan_cost_params *c)
+{
+    plan_summary s = {0};
+    s.block = calloc(plan_summary_blocks(m->p, c) + 1, sizeof *s.block);
+    ck_assert_ptr_nonnull(s.block);
+    ck_assert_int_eq(plan_summary_of_matrix(&s, m, t, 4096, c), 0);
+    return s;
+}
+
+/* Random cost parameters with on-node figures and duplex share drawn too. */
+static plan_cost_params draw_costs(uint64_t *st)
+{
+    plan_cost_params c = plan_cost_defaults();
+    c.duplex_pct = 100 + (uint32_t)rm_below(st, 101);
+    c.local_beta_fs = 1 + rm_below(st, 3 * c.beta_fs);
+    c.local_alpha_ps = rm_below(st, 2 * c.alpha_ps);
+    c.gap_ps = rm_below(st, 4 * c.gap_ps);
+    return c;
+}
+
+START_TEST(summary_node_figures)
+{
+    /* under a placement: the node words bound the node-level bound from below (equal on
+     * uniform patterns with even nodes), the rank-level words are those without placement,
+     * and one rank per node gives the rank-level figures */
+    uint64_t st = 0x70b0;
+    for (int round = 0; round < 300; round++) {
+        int p = 2 + (int)rm_below(&st, 15), k = 1 + (int)rm_below(&st, (uint64_t)p);
+        rm_shape shape = (rm_shape)(round % RM_SHAPES);
+        plan_matrix m;
+        plan_topo t;
+        plan_error err;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        random_matrix(&m, shape, 1 + rm_below(&st, 1u << 20), &st);
+        ck_assert_int_eq(plan_topo_consecutive(&t, p, k, &err), 0);
+        plan_cost_params c = draw_costs(&st);
+        plan_summary s = summary_on(&m, &t, &c), r = summary_of(&m, 4096, &c);
+        ck_assert_int_eq(s.nodes, t.n);
+        ck_assert_int_eq(r.nodes, p);
+        for (int w = 0; w < PLAN_SUMMARY_OFF_SENT; w++)
+            ck_assert_uint_eq(s.max[w], r.max[w]);
+        ck_assert_uint_eq(r.max[PLAN_SUMMARY_OFF_SENT], r.max[PLAN_SUMMARY_SENT]);
+        ck_assert_uint_eq(r.max[PLAN_SUMMARY_LOCAL_FULL], 0);
+        for (int d = 0; d < 2; d++) {
+            plan_duplex duplex = d ? PLAN_DUPLEX_HALF : PLAN_DUPLEX_FULL;
+            uint64_t lb = plan_summary_topo_bound(&s, duplex, &c);
+            uint64_t exact = plan_cost_topo_bound(&m, &t, duplex, &c);
+            ck_assert_uint_le(lb, exact);
+            if (shape == RM_UNIFORM && p % k == 0)
+                ck_assert_uint_eq(lb, exact);
+            ck_assert_uint_eq(plan_summary_topo_bound(&r, duplex, &c),
+                              plan_cost_topo_bound(&m, NULL, duplex, &c));
+            /* one rank per node: a node family's figures are its base family's */
+            ck_assert_uint_eq(plan_summary_optimistic(&r, PLAN_ALGO_NODE_TRANSPOSE, duplex, &c),
+                              plan_summary_optimistic(&r, PLAN_ALGO_TRANSPOSE, duplex, &c));
+            ck_assert_uint_eq(plan_summary_optimistic(&r, PLAN_ALGO_NODE_AGGREGATE, duplex, &c),
+                              plan_summary_optimistic(&r, PLAN_ALGO_DIRECT, duplex, &c));
+        }
+        ck_assert_uint_eq(plan_summary_planning(&s, PLAN_ALGO_NODE_FORWARD, &c),
+                          plan_summary_planning(&s, PLAN_ALGO_FORWARD, &c));
+        free(s.block);
+        free(r.block);
+        plan_topo_free(&t);
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
+START_TEST(summary_node_optimistic_is_a_lower_bound)
+{
+    /* several ranks per node: no plan of a family, rank-level or node-level, is modeled
+     * faster by the two-level model than the summary's optimistic time */
+    uint64_t st = 0x20de;
+    for (int round = 0; round < 80; round++) {
+        int p = 3 + (int)rm_below(&st, 10), k = 2 + (int)rm_below(&st, 3);
+        plan_matrix m;
+        plan_topo t;
+        plan_error err;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        random_matrix(&m, (rm_shape)(round % RM_SHAPES), 1 + rm_below(&st, 100000), &st);
+        ck_assert_int_eq(plan_topo_consecutive(&t, p, k, &err), 0);
+        plan_cost_params c = draw_costs(&st);
+        plan_summary s = summary_on(&m, &t, &c);
+        /* (transpose's 2 (P - 1) steps are not a bound at rank level either: its empty steps
+         * are left out) */
+        const plan_algo fam[] = {PLAN_ALGO_DIRECT,         PLAN_ALGO_STEPWISE,
+                                 PLAN_ALGO_GREEDY,         PLAN_ALGO_FORWARD,
+                                 PLAN_ALGO_NODE_DIRECT,    PLAN_ALGO_NODE_TRANSPOSE,
+                                 PLAN_ALGO_NODE_FORWARD,   PLAN_ALGO_NODE_AGGREGATE};
+        for (size_t f = 0; f < sizeof fam / sizeof fam[0]; f++) {
+            plan_options o = {.grain_bytes = 64, .packet_bytes = 4096, .topo = &t};
+            plan pl;
+            ck_assert_msg(plan_build(fam[f], &m, &o, &pl, &err) == 0, "%s: %s",
+                          plan_algo_name(fam[f]), err.text);
+            ck_assert_msg(plan_summary_optimistic(&s, fam[f], PLAN_DUPLEX_FULL, &c) <=
+                              plan_cost_topo_plan(&pl, &t, &c),
+                          "%s p=%d k=%d", plan_algo_name(fam[f]), p, k);
+            plan_free(&pl);
+        }
+        free(s.block);
+        plan_topo_free(&t);
         plan_matrix_free(&m);
     }
 }
@@ -627,6 +735,86 @@ START_TEST(forecast_measures_stale_native)
 }
 END_TEST
 
+START_TEST(forecast_native_keys_with_nodes)
+{
+    /* several ranks per node: MPI's algorithm decided before gathering learns under its own
+     * key (variant 1: the summary's rank-level model), the gathered pattern's two-level model
+     * under (NATIVE, 0), which corrects it once measured (the forecast's until then) */
+    site s;
+    site_init(&s);
+    s.c.native_pct = 500;
+    s.in.native_variant = 1;
+    uint64_t st = 11;
+    plan_summary sum = drifting(&st, 1 << 20, &s.c);
+    s.in.s = &sum;
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.measure_native, 1);
+    ck_assert_int_eq(f.native_variant, 1);
+    /* measured at the model under key 0: still not measured before gathering */
+    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, 3 * f.native_model,
+                f.native_model, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.measure_native, 1);
+    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 1), f.cls, 2 * f.native_model,
+                f.native_model, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.measure_native, 0);
+    ck_assert_uint_eq(f.native_ps, 2 * f.native_model);
+    ck_assert_uint_eq(f.ratio_native_gathered, 3 * PLAN_LEARN_ONE);
+    /* one rank per node: one key, the forecast's */
+    s.in.native_variant = 0;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_uint_eq(f.native_ps, 3 * f.native_model);
+    ck_assert_uint_eq(f.ratio_native_gathered, 3 * PLAN_LEARN_ONE);
+    /* learning off: no correction either way */
+    s.in.native_variant = 1;
+    s.in.learn = 0;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_uint_eq(f.ratio_native_gathered, PLAN_LEARN_ONE);
+    free(sum.block);
+    site_free(&s);
+}
+END_TEST
+
+START_TEST(forecast_node_families)
+{
+    /* several ranks per node: the node families are estimated from the node figures (one
+     * step), the rank-level ones with their steps, so that on a uniform pattern node-direct
+     * is estimated below direct and planned when it wins */
+    site s;
+    site_init(&s);
+    s.c.native_pct = 1000;
+    s.in.learn = 0;
+    s.in.native_variant = 1;
+    s.in.families |= (1u << PLAN_ALGO_NODE_DIRECT) | (1u << PLAN_ALGO_NODE_AGGREGATE);
+    plan_matrix m;
+    plan_topo t;
+    plan_error err;
+    ck_assert_int_eq(plan_matrix_init(&m, 8, NULL), 0);
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            m.bytes[i * 8 + j] = i == j ? 0 : 1 << 18;
+    ck_assert_int_eq(plan_topo_consecutive(&t, 8, 4, &err), 0);
+    plan_summary sum = summary_on(&m, &t, &s.c);
+    s.in.s = &sum;
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    ck_assert_uint_lt(f.est_ps[PLAN_ALGO_NODE_DIRECT], f.est_ps[PLAN_ALGO_DIRECT]);
+    ck_assert_uint_eq(f.est_ps[PLAN_ALGO_NODE_DIRECT], f.est_ps[PLAN_ALGO_NODE_AGGREGATE]);
+    ck_assert(f.plan & (1u << PLAN_ALGO_NODE_DIRECT));
+    ck_assert_uint_eq(f.est_ps[PLAN_ALGO_NODE_FORWARD], UINT64_MAX); /* not a family here */
+    /* the node-level bound: 4 ranks x 4 peers off-node x 256 KiB through each NIC */
+    ck_assert_uint_eq(plan_summary_topo_bound(&sum, PLAN_DUPLEX_FULL, &s.c),
+                      plan_cost_bytes(16u << 18, &s.c));
+    free(sum.block);
+    plan_topo_free(&t);
+    plan_matrix_free(&m);
+    site_free(&s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("learn");
@@ -640,9 +828,13 @@ int main(void)
     tcase_add_test(basic, forecast_explores_within_budget);
     tcase_add_test(basic, forecast_reexplores_stale_family);
     tcase_add_test(basic, forecast_measures_stale_native);
+    tcase_add_test(basic, forecast_native_keys_with_nodes);
+    tcase_add_test(basic, forecast_node_families);
     tcase_add_test(props, summary_equals_matrix);
     tcase_add_test(props, summary_optimistic_is_a_lower_bound);
     tcase_add_test(props, summary_finds_mismatched_receives);
+    tcase_add_test(props, summary_node_figures);
+    tcase_add_test(props, summary_node_optimistic_is_a_lower_bound);
     tcase_set_timeout(props, 120);
     suite_add_tcase(s, basic);
     suite_add_tcase(s, props);
