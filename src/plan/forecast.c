@@ -204,9 +204,10 @@ static int close_to(uint64_t t, uint64_t best, uint32_t margin_pct)
 }
 
 /* After the families are estimated, no family wins: the family to measure whose exploring is
- * predicted to cost least, if that fits the budget: one not measured yet within the margin of
- * native, or one measured long ago whatever it was then (a single unlucky measurement must not
- * exclude a family for good). */
+ * predicted to cost least (of equal predictions, the lowest estimate: families estimated below
+ * native are all predicted at a tenth of it), if that fits the budget: one not measured yet
+ * within the margin of native, or one measured long ago whatever it was then (a single unlucky
+ * measurement must not exclude a family for good). */
 static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
 {
     const plan_budget *b = in->budget;
@@ -217,7 +218,9 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
              !close_to(f->est_ps[a], f->native_ps, in->margin_pct)))
             continue;
         uint64_t pred = plan_budget_predicted(f->est_ps[a], f->native_ps);
-        if (pred < best_pred && b && plan_budget_allows(b, pred, in->budget_pct)) {
+        int better = pred < best_pred ||
+                     (pred == best_pred && f->est_ps[a] < f->est_ps[f->explore]);
+        if (better && b && plan_budget_allows(b, pred, in->budget_pct)) {
             best_pred = pred;
             f->explore = (plan_algo)a;
         }

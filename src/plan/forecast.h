@@ -120,7 +120,8 @@ typedef struct plan_forecast {
  *   the winners and the families within margin_pct of the best (only the best winner where
  *   patterns are known not to repeat: at least 4 new ones, fewer than 2 calls each); native
  *   measured long ago (stale) is measured again instead, if the budget allows;
- * - else, if not tiny, the family whose exploring is predicted to cost least is explored
+ * - else, if not tiny, the family whose exploring is predicted to cost least (the lowest
+ *   estimate among equal predictions) is explored
  *   (gathered, planned and run) if the budget allows: one not measured yet within margin_pct
  *   of native, or one measured long ago (stale) whatever its old correction says;
  * - else MPI's algorithm; settled (later calls may run unchecked) unless a family would win

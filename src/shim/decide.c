@@ -200,7 +200,8 @@ _Static_assert(1 + NAUTO + 1 <= PLAN_CHOICE_MAX, "auto's candidates fit a choice
 
 /* auto: the best plan candidate of s also runs with a small window when its transfers are
  * large enough for the window to matter and some rank has more operations than the small
- * window holds (measuring may tell them apart). */
+ * window holds (measuring may tell them apart); not a node plan run by node steps in flight
+ * (HRELAY_NODE_STEPS), which the window does not limit. */
 static void add_window_variant(shim_slot *s, const plan_forecast *fc, const uint64_t *planning,
                                uint64_t agree, uint64_t gather)
 {
@@ -213,8 +214,10 @@ static void add_window_variant(shim_slot *s, const plan_forecast *fc, const uint
         return;
     plan_algo a = s->cand[best].algo;
     const shim_prog *pg = s->prog[a];
-    if (pg->mean_transfer < SHIM_WINDOW_MIN_TRANSFER || pg->max_ops <= SHIM_SMALL_WINDOW)
-        return; /* small transfers, or no rank has more operations than the small window */
+    if (pg->mean_transfer < SHIM_WINDOW_MIN_TRANSFER || pg->max_ops <= SHIM_SMALL_WINDOW ||
+        pg->steps)
+        return; /* small transfers, no rank has more operations than the small window, or a
+                   node plan whose node steps in flight bound it instead of the window */
     add_candidate(s, a, 1,
                   plan_forecast_plan(fc, a, 1, pg->model_ps, planning[a], agree, gather));
 }

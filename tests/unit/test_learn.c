@@ -805,6 +805,27 @@ START_TEST(forecast_node_families)
     ck_assert_uint_eq(f.est_ps[PLAN_ALGO_NODE_DIRECT], f.est_ps[PLAN_ALGO_NODE_AGGREGATE]);
     ck_assert(f.plan & (1u << PLAN_ALGO_NODE_DIRECT));
     ck_assert_uint_eq(f.est_ps[PLAN_ALGO_NODE_FORWARD], UINT64_MAX); /* not a family here */
+    /* learning: native measured at its model, no family wins (the safety margin), every one
+     * estimated below native is predicted to cost a tenth of it to explore: the lowest
+     * estimate is explored, a node-level one */
+    s.in.learn = 1;
+    s.in.agree_ps = s.in.gather_ps = 0;
+    s.c.plan_ps = 0;
+    s.c.native_pct = 140; /* native modeled at 4.42 ms, node-direct at 4.196, direct 4.208 */
+    s.budget.total_ps = UINT64_MAX / 2;
+    free(sum.block);
+    sum = summary_on(&m, &t, &s.c); /* its blocks under the new native_pct */
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.measure_native, 1);
+    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 1), f.cls, f.native_model, f.native_model,
+                0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.measure_native, 0);
+    ck_assert_uint_eq(f.win, 0);
+    ck_assert_uint_lt(f.est_ps[PLAN_ALGO_NODE_DIRECT], f.native_ps);
+    ck_assert_uint_lt(f.est_ps[PLAN_ALGO_DIRECT], f.native_ps);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    ck_assert_int_eq(f.explore, PLAN_ALGO_NODE_DIRECT);
     /* the node-level bound: 4 ranks x 4 peers off-node x 256 KiB through each NIC */
     ck_assert_uint_eq(plan_summary_topo_bound(&sum, PLAN_DUPLEX_FULL, &s.c),
                       plan_cost_bytes(16u << 18, &s.c));
