@@ -169,6 +169,8 @@ static uint64_t family_estimate(const plan_forecast_in *in, plan_forecast *f, pl
 static int wins(const plan_forecast_in *in, const plan_forecast *f, plan_algo a)
 {
     uint64_t t = f->est_ps[a];
+    if (in->learn && f->state[a] == PLAN_LEARN_UNKNOWN)
+        return 0; /* never measured at this size: explored within the budget */
     if (in->learn && f->state[a] == PLAN_LEARN_KNOWN)
         return t < f->native_ps;
     if (in->learn && f->state[a] == PLAN_LEARN_STALE)
@@ -220,6 +222,8 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
         if (pred < best_pred && b && plan_budget_allows(b, pred, in->budget_pct)) {
             best_pred = pred;
             f->explore = (plan_algo)a;
+        } else if (pred < best_pred) {
+            f->waiting = 1;
         }
     }
 }
@@ -304,6 +308,8 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
      * site's patterns are known not to repeat) */
     const plan_history *h = patterns_of(in);
     int recent = h && h->gathered && h->calls - h->gathered < PLAN_HISTORY_RECENT;
-    f->settled = !recent && (drifting(in) || !would_win_repeated(in, f));
-    f->why = f->tiny && in->learn ? "too small to try plans" : "no plan can win";
+    f->settled = f->waiting || (!recent && (drifting(in) || !would_win_repeated(in, f)));
+    f->why = f->tiny && in->learn ? "too small to try plans"
+             : f->waiting        ? "a family to explore waits for the budget"
+                                 : "no plan can win";
 }

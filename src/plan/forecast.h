@@ -96,7 +96,9 @@ typedef struct plan_forecast {
     int exploring;           /* this call explores (measure_native again, or `explore`) */
     uint64_t best_ps;        /* the best estimate (what exploring is measured against) */
     int settled;             /* native, and no family is worth trying even if the pattern
-                                repeats: later calls may run unchecked */
+                                repeats, or exploring one waits for the budget: later calls
+                                may run unchecked */
+    int waiting;             /* a family worth exploring does not fit the budget yet */
     const char *why;         /* the reason, for verbose output */
 } plan_forecast;
 
@@ -104,18 +106,20 @@ typedef struct plan_forecast {
  * - native not measured yet at this size (within PLAN_LEARN_REACH classes): MPI's algorithm,
  *   measured (costs nothing over MPI);
  * - a family wins if its optimistic time with the agreement, the gather and planning spread
- *   over the calls expected per pattern beats native: measured families by their correction,
- *   families not measured yet by the largest of native's and the measured families'
- *   corrections and PLAN_FORECAST_SAFETY percent (only where not tiny); then gather, and plan
+ *   over the calls expected per pattern beats native by its measured correction (a family not
+ *   measured yet at this size never wins: it is explored, below); then gather, and plan
  *   the winners and the families within margin_pct of the best (only the best winner where
  *   patterns are known not to repeat: at least 4 new ones, fewer than 2 calls each); native
  *   measured long ago (stale) is measured again instead, if the budget allows;
  * - else, if not tiny, the family whose exploring is predicted to cost least is explored
- *   (gathered, planned and run) if the budget allows: one not measured yet within margin_pct
- *   of native, or one measured long ago (stale) whatever its old correction says;
- * - else MPI's algorithm; settled (later calls may run unchecked) unless a family would win
- *   once the pattern repeats and the site's patterns are not known to change every call, or
- *   the site gathered a pattern within its last PLAN_HISTORY_RECENT agreed calls.
+ *   (gathered, planned and run) if the budget allows: one not measured yet estimated (by the
+ *   largest of native's and the measured families' corrections and PLAN_FORECAST_SAFETY
+ *   percent) within margin_pct of native, or one measured long ago (stale) whatever its old
+ *   correction says;
+ * - else MPI's algorithm; settled (later calls may run unchecked) when a family worth
+ *   exploring waits for the budget, or unless a family would win once the pattern repeats and
+ *   the site's patterns are not known to change every call, or the site gathered a pattern
+ *   within its last PLAN_HISTORY_RECENT agreed calls.
  * The calls per pattern are the site's once it has seen two patterns, else the
  * communicator's.
  * With learn == 0: the raw models, the safety for every family, no measuring or exploring. */
