@@ -535,7 +535,15 @@ static int run_agreed(shim_call *c, uint64_t t0)
         forecast = &fc;
         c->best_ps = fc.best_ps;
     }
-    return after_miss(c, shim_miss(c, forecast), t0);
+    shim_miss_result res = shim_miss(c, forecast);
+    if (forecast) {
+        res.explored |= forecast->exploring; /* a gather after a futile one is charged */
+        int ran_plan = res.outcome == SHIM_MISS_RUN && res.algo != PLAN_ALGO_NATIVE;
+        plan_history_gather_result(rec->hist, ran_plan);
+        if (site)
+            plan_history_gather_result(site, ran_plan);
+    }
+    return after_miss(c, res, t0);
 }
 
 /* The record of an intracommunicator comm, created on first use (collective), or NULL for an

@@ -633,6 +633,47 @@ START_TEST(forecast_measures_stale_native)
 }
 END_TEST
 
+START_TEST(forecast_futile_gather_explores)
+{
+    /* a site where a measured plan wins before gathering: it gathers; once a gathered pattern
+     * ran MPI's algorithm after all, the next gather is exploring (none without budget: MPI's
+     * algorithm runs, waiting, and later calls may go unchecked); a gathered pattern that ran
+     * a plan ends that */
+    site s;
+    site_init(&s);
+    s.c.native_pct = 500;
+    uint64_t st = 9;
+    plan_summary sum = drifting(&st, 1 << 20, &s.c);
+    s.in.s = &sum;
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, f.native_model, f.native_model,
+                0, 0);
+    uint64_t direct = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
+    site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, 0), f.cls, direct, direct, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    ck_assert_int_eq(f.exploring, 0);
+    plan_history_gather_result(s.site, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
+    ck_assert_int_eq(f.waiting, 1);
+    ck_assert_int_eq(f.settled, 1);
+    s.budget.total_ps = 1000 * f.native_ps;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    ck_assert_int_eq(f.exploring, 1);
+    ck_assert_uint_eq(f.best_ps, f.native_ps);
+    plan_history_gather_result(s.site, 1);
+    s.budget.total_ps = 0;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    ck_assert_int_eq(f.exploring, 0);
+    free(sum.block);
+    site_free(&s);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("learn");
@@ -647,6 +688,7 @@ int main(void)
     tcase_add_test(basic, forecast_reexplores_stale_family);
     tcase_add_test(basic, forecast_measures_stale_native);
     tcase_add_test(props, summary_equals_matrix);
+    tcase_add_test(props, forecast_futile_gather_explores);
     tcase_add_test(props, summary_optimistic_is_a_lower_bound);
     tcase_add_test(props, summary_finds_mismatched_receives);
     tcase_set_timeout(props, 120);
