@@ -63,7 +63,9 @@ dist_noinst_SCRIPTS += \
 EXTRA_DIST += scripts/common.sh docs/planning-time.md docs/algorithms.md docs/robustness.md \
 	docs/architecture.md
 
-# The demo program: a sample sort whose MPI_Alltoallv counts are skewed (scripts/demo).
-noinst_PROGRAMS += examples/samplesort
+# The demo programs (scripts/demo): a sample sort whose MPI_Alltoallv counts are skewed and
+# change on every call, and the transposes of a slab-decomposed 3-D FFT, repeated.
+noinst_PROGRAMS += examples/samplesort examples/fft_transpose
 examples_samplesort_SOURCES = examples/samplesort.c
 examples_samplesort_LDADD = -lm
+examples_fft_transpose_SOURCES = examples/fft_transpose.c

@@ -76,10 +76,17 @@ static uint64_t lower_median(const uint64_t *v, uint32_t n)
 }
 
 /* Settles on the explored candidate with the smallest score (the best model if none
- * measured). */
+ * measured); MPI's algorithm, where measured, stays unless another beats its score by more
+ * than PLAN_CHOICE_EDGE percent (a plan must win by more than the noise of a few calls). */
 static void settle(plan_choice *ch)
 {
-    ch->next = fastest(ch);
+    int best = fastest(ch), native = find(ch, PLAN_ALGO_NATIVE, 0);
+    if (native >= 0 && native < ch->explore && ch->cand[native].score_ps != UINT64_MAX &&
+        ch->cand[best].algo != PLAN_ALGO_NATIVE &&
+        (unsigned __int128)ch->cand[best].score_ps * (100u + PLAN_CHOICE_EDGE) >
+            (unsigned __int128)ch->cand[native].score_ps * 100u)
+        best = native;
+    ch->next = best;
     ch->settled = 1;
 }
 

@@ -16,13 +16,15 @@
  * PLAN_CHOICE_MAX candidates: every family and one more variant. In the first round a measured
  * candidate whose score is more than PLAN_CHOICE_LOSS percent of the best score is not
  * measured again; the second round measures only candidates whose first-round score was
- * within PLAN_CHOICE_CLOSE percent of the best. */
+ * within PLAN_CHOICE_CLOSE percent of the best. Settling keeps MPI's algorithm unless another
+ * candidate's score beats its own by more than PLAN_CHOICE_EDGE percent. */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,
     PLAN_CHOICE_MAX = PLAN_ALGO_COUNT + 1,
     PLAN_CHOICE_LOSS = 125,
-    PLAN_CHOICE_CLOSE = 120
+    PLAN_CHOICE_CLOSE = 120,
+    PLAN_CHOICE_EDGE = 3
 };
 
 /* One candidate, a family and its variant, with its modeled and measured times. */

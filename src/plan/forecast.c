@@ -69,6 +69,11 @@ void plan_history_gathered(plan_history *h)
     h->gathered = h->calls;
 }
 
+void plan_history_gather_result(plan_history *h, int ran_plan)
+{
+    h->futile = ran_plan ? 0 : h->futile + (h->futile < UINT32_MAX);
+}
+
 /* The history that tells how patterns repeat: the site's once it has seen two patterns, else
  * the communicator's (a site's first pattern says nothing yet). */
 static const plan_history *patterns_of(const plan_forecast_in *in)
@@ -169,12 +174,10 @@ static uint64_t family_estimate(const plan_forecast_in *in, plan_forecast *f, pl
 static int wins(const plan_forecast_in *in, const plan_forecast *f, plan_algo a)
 {
     uint64_t t = f->est_ps[a];
-    if (in->learn && f->state[a] == PLAN_LEARN_KNOWN)
-        return t < f->native_ps;
-    if (in->learn && f->state[a] == PLAN_LEARN_STALE)
-        return t < f->native_ps; /* measured then; measured again when it runs */
-    if (in->learn && f->tiny)
-        return 0; /* never measured here, and too small to try */
+    if (in->learn && f->state[a] == PLAN_LEARN_UNKNOWN)
+        return 0; /* never measured at this size: explored within the budget */
+    /* measured (long ago for a stale one: measured again when it runs), or with learn == 0
+     * the raw model: by the safety margin, which a single call's noise must not cross */
     return plus_pct(t, PLAN_FORECAST_SAFETY) < f->native_ps;
 }
 
@@ -223,6 +226,8 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
         if (better && b && plan_budget_allows(b, pred, in->budget_pct)) {
             best_pred = pred;
             f->explore = (plan_algo)a;
+        } else if (pred < best_pred) {
+            f->waiting = 1;
         }
     }
 }
@@ -298,9 +303,24 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
         }
         /* candidates to measure only where patterns may repeat: else the best one */
         f->plan = drifting(in) ? 1u << first : f->plan | f->win;
+        const plan_history *h = in->site ? in->site : in->comm;
+        if (in->learn && h && h->futile) {
+            /* the last gathered pattern ran MPI's algorithm after all: gathering is exploring */
+            if (!b || !plan_budget_allows(b, plan_budget_predicted(best, f->native_ps),
+                                          in->budget_pct)) {
+                f->plan = f->win = 0;
+                f->best_ps = f->native_ps;
+                f->waiting = f->settled = 1;
+                f->why = "a plan can win, but the last gathered pattern ran MPI's algorithm: "
+                         "gathering waits for the budget";
+                return;
+            }
+            f->exploring = 1;
+            f->best_ps = f->native_ps;
+        }
         variant_ratios(in, f);
         f->action = PLAN_FORECAST_GATHER;
-        f->why = "a plan can win";
+        f->why = f->exploring ? "a plan can win (gathering explores)" : "a plan can win";
         return;
     }
     if (in->learn && !f->tiny)
@@ -317,6 +337,13 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
      * site's patterns are known not to repeat) */
     const plan_history *h = patterns_of(in);
     int recent = h && h->gathered && h->calls - h->gathered < PLAN_HISTORY_RECENT;
-    f->settled = !recent && (drifting(in) || !would_win_repeated(in, f));
-    f->why = f->tiny && in->learn ? "too small to try plans" : "no plan can win";
+    /* an agreement that costs more than 2 % of MPI's call (measured) is not paid on every
+     * call just because a pattern was gathered lately */
+    uint64_t agree = plan_learn_apply(in->agree_ps, f->ratio_hit);
+    int costly = (unsigned __int128)agree * 50 > f->native_ps;
+    f->settled =
+        f->waiting || ((!recent || costly) && (drifting(in) || !would_win_repeated(in, f)));
+    f->why = f->tiny && in->learn ? "too small to try plans"
+             : f->waiting        ? "a family to explore waits for the budget"
+                                 : "no plan can win";
 }

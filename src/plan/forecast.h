@@ -15,8 +15,9 @@
 #include "plan/plan.h"
 #include "plan/summary.h"
 
-/* Percent a family not measured yet (at this size) must be modeled faster than MPI's algorithm
- * to run: the model's error is unknown there. */
+/* Percent a family must be estimated faster than MPI's algorithm for a new pattern to be
+ * gathered for it (its correction comes from single calls, whose noise must not decide), and a
+ * candidate not measured yet is modeled slower when planned (the model's error is unknown). */
 enum { PLAN_FORECAST_SAFETY = 10 };
 
 /* What one call site (or one communicator) keeps across patterns: its corrections, and how
@@ -28,6 +29,7 @@ typedef struct plan_history {
     uint64_t news;      /* of those, calls whose pattern was new */
     uint64_t gathered;  /* `calls` at the last one that gathered a new pattern to plan it (0:
                            none) */
+    uint32_t futile;    /* gathered patterns in a row that ended running MPI's algorithm */
 } plan_history;
 
 /* Agreed calls after a site's last gathered pattern during which its calls stay checked (a
@@ -106,7 +108,9 @@ typedef struct plan_forecast {
     int exploring;           /* this call explores (measure_native again, or `explore`) */
     uint64_t best_ps;        /* the best estimate (what exploring is measured against) */
     int settled;             /* native, and no family is worth trying even if the pattern
-                                repeats: later calls may run unchecked */
+                                repeats, or exploring one waits for the budget: later calls
+                                may run unchecked */
+    int waiting;             /* a family worth exploring does not fit the budget yet */
     const char *why;         /* the reason, for verbose output */
 } plan_forecast;
 
@@ -114,19 +118,24 @@ typedef struct plan_forecast {
  * - native not measured yet at this size (within PLAN_LEARN_REACH classes): MPI's algorithm,
  *   measured (costs nothing over MPI);
  * - a family wins if its optimistic time with the agreement, the gather and planning spread
- *   over the calls expected per pattern beats native: measured families by their correction,
- *   families not measured yet by the largest of native's and the measured families'
- *   corrections and PLAN_FORECAST_SAFETY percent (only where not tiny); then gather, and plan
+ *   over the calls expected per pattern, corrected as measured, beats native by
+ *   PLAN_FORECAST_SAFETY percent (a family not measured yet at this size never wins: it is
+ *   explored, below); then gather, and plan
  *   the winners and the families within margin_pct of the best (only the best winner where
- *   patterns are known not to repeat: at least 4 new ones, fewer than 2 calls each); native
+ *   patterns are known not to repeat: at least 4 new ones, fewer than 2 calls each); after a
+ *   futile gather (the history's last gathered pattern ran MPI's algorithm after all) the
+ *   gather is exploring, within the budget, else MPI's algorithm runs (waiting); native
  *   measured long ago (stale) is measured again instead, if the budget allows;
  * - else, if not tiny, the family whose exploring is predicted to cost least (the lowest
- *   estimate among equal predictions) is explored
- *   (gathered, planned and run) if the budget allows: one not measured yet within margin_pct
- *   of native, or one measured long ago (stale) whatever its old correction says;
- * - else MPI's algorithm; settled (later calls may run unchecked) unless a family would win
- *   once the pattern repeats and the site's patterns are not known to change every call, or
- *   the site gathered a pattern within its last PLAN_HISTORY_RECENT agreed calls.
+ *   estimate among equal predictions) is explored (gathered, planned and run) if the budget allows: one not measured yet estimated (by the
+ *   largest of native's and the measured families' corrections and PLAN_FORECAST_SAFETY
+ *   percent) within margin_pct of native, or one measured long ago (stale) whatever its old
+ *   correction says;
+ * - else MPI's algorithm; settled (later calls may run unchecked) when a family worth
+ *   exploring waits for the budget, or unless a family would win once the pattern repeats and
+ *   the site's patterns are not known to change every call, or the site gathered a pattern
+ *   within its last PLAN_HISTORY_RECENT agreed calls and the agreement (as measured) costs at
+ *   most 2 % of MPI's call.
  * The calls per pattern are the site's once it has seen two patterns, else the
  * communicator's.
  * With learn == 0: the raw models, the safety for every family, no measuring or exploring. */
@@ -168,5 +177,9 @@ void plan_history_calls(plan_history *h, int news, uint64_t unchecked);
 
 /* Notes in h that its current call gathers a pattern to plan it. */
 void plan_history_gathered(plan_history *h);
+
+/* Records how a gathered pattern ended: ran_plan nonzero if a plan ran it, zero if MPI's
+ * algorithm did after all (a futile gather: the next gather of its history is exploring). */
+void plan_history_gather_result(plan_history *h, int ran_plan);
 
 #endif

@@ -31,6 +31,7 @@ typedef struct shim_call {
     int hist;         /* the agreed site whose history learns (-1: the communicator's only) */
     int cls;          /* the size class (plan_learn_class), -1: not learning (not auto) */
     int explored;     /* the call runs a candidate to measure it */
+    int waiting;      /* a candidate to measure does not fit the budget yet: MPI's runs */
     uint64_t best_ps; /* the best estimate then */
 } shim_call;
 

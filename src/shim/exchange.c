@@ -187,22 +187,37 @@ static uint64_t estimate(const plan_candidate *c)
     return c->runs ? c->score_ps : c->model_ps;
 }
 
+/* What running anything else is charged against: the best estimate where it was measured,
+ * else MPI's algorithm where it is a candidate (a plan not measured yet is explored, within
+ * the budget), else the best model. */
+static const plan_candidate *incumbent(const plan_choice *ch)
+{
+    const plan_candidate *best = plan_choice_best(ch);
+    if (ch->settled || best->runs || best->algo == PLAN_ALGO_NATIVE)
+        return best;
+    for (int i = 0; i < ch->n; i++)
+        if (ch->cand[i].algo == PLAN_ALGO_NATIVE)
+            return &ch->cand[i];
+    return best;
+}
+
 /* The candidate a hit on slot s runs: the choice's (plan_choice_current), unless that explores
  * (it is not the best estimate) and exploring it does not fit the budget, then the best. Sets
  * *explored and the best estimate *best_ps. A function of agreed values only (the choice and
  * the budget), evaluated before and after the agreement alike. */
 static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explored,
-                           uint64_t *best_ps)
+                           int *waiting, uint64_t *best_ps)
 {
     const plan_choice *ch = &s->choice;
     plan_candidate cur = *plan_choice_current(ch);
-    const plan_candidate *best = plan_choice_best(ch);
-    *explored = 0;
+    const plan_candidate *best = incumbent(ch);
+    *explored = *waiting = 0;
     *best_ps = estimate(best);
     if (ch->settled || (cur.algo == best->algo && cur.variant == best->variant))
         return cur;
     uint64_t predicted = plan_budget_predicted(estimate(&cur), *best_ps);
-    if (!plan_budget_allows(&rec->budget, predicted, (uint32_t)shim_g.cfg.budget))
+    *waiting = !plan_budget_allows(&rec->budget, predicted, (uint32_t)shim_g.cfg.budget);
+    if (*waiting)
         return *best;
     *explored = 1;
     return cur;
@@ -262,9 +277,9 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
         c->status ? 0 : shim_cache_match(rec, rec->row, c->row_hash, &c->facts, key, &c->x);
     c->run = (shim_run){.slot = -1, .algo = PLAN_ALGO_NATIVE};
     if (mask) {
-        int i = __builtin_ctzll(mask), explored;
+        int i = __builtin_ctzll(mask), explored, waiting;
         uint64_t best;
-        plan_candidate cand = pick(rec, &rec->slot[i], &explored, &best);
+        plan_candidate cand = pick(rec, &rec->slot[i], &explored, &waiting, &best);
         if (cand.algo == PLAN_ALGO_NATIVE ||
             shim_run_prepare(c->a, rec, &c->x, rec->slot[i].prog[cand.algo], &c->run) == 0) {
             c->run.slot = i;
@@ -370,7 +385,12 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
              hit ? "cached" : "new pattern", c->explored ? ", exploring" : "",
              pg ? pg->nsteps : 0, (unsigned long long)bytes,
              (unsigned long long)(pg ? pg->staging : 0), t);
-    update_quiet(rec, !(s->choice.settled && plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
+    /* MPI's algorithm chosen, or running while a candidate waits for the budget: the next
+     * calls may go unchecked (their time adds to the budget) */
+    int native = r->algo == PLAN_ALGO_NATIVE &&
+                 (c->waiting || (s->choice.settled &&
+                                 plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
+    update_quiet(rec, !native);
     return MPI_SUCCESS;
 }
 
@@ -467,10 +487,10 @@ static int run_agreed(shim_call *c, uint64_t t0)
     uint64_t hit = ag.ok ? ag.slots : 0;
     int si = hit ? __builtin_ctzll(hit) : -1;
     plan_candidate cand = {.algo = PLAN_ALGO_NATIVE};
-    c->explored = 0;
+    c->explored = c->waiting = 0;
     c->best_ps = 0;
     if (hit) /* before this agreement's measurements change the choice and the budget */
-        cand = pick(rec, &rec->slot[si], &c->explored, &c->best_ps);
+        cand = pick(rec, &rec->slot[si], &c->explored, &c->waiting, &c->best_ps);
     plan_history *site = shim_history_of(rec, &ag);
     int news = !hit && !ag.repeat && ag.ok;
     c->hist = site ? ag.site : -1;
@@ -516,7 +536,15 @@ static int run_agreed(shim_call *c, uint64_t t0)
         forecast = &fc;
         c->best_ps = fc.best_ps;
     }
-    return after_miss(c, shim_miss(c, forecast), t0);
+    shim_miss_result res = shim_miss(c, forecast);
+    if (forecast) {
+        res.explored |= forecast->exploring; /* a gather after a futile one is charged */
+        int ran_plan = res.outcome == SHIM_MISS_RUN && res.algo != PLAN_ALGO_NATIVE;
+        plan_history_gather_result(rec->hist, ran_plan);
+        if (site)
+            plan_history_gather_result(site, ran_plan);
+    }
+    return after_miss(c, res, t0);
 }
 
 /* The record of an intracommunicator comm, created on first use (collective), or NULL for an

@@ -81,7 +81,7 @@ const plan_topo *shim_topo_plan(const shim_topo *st)
 
 const plan_topo *shim_topo_nodes(const shim_topo *st)
 {
-    return st->t.p && st->t.n < st->t.p ? &st->t : NULL;
+    return st->t.p && st->t.n >= 2 && st->t.n < st->t.p ? &st->t : NULL;
 }
 
 int shim_topo_comms(shim_topo *st, MPI_Comm priv)

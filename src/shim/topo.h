@@ -41,9 +41,10 @@ int shim_topo_init(shim_topo *st, MPI_Comm priv, int p, int rank, int node_size)
  * view, plan_options.topo NULL). */
 const plan_topo *shim_topo_plan(const shim_topo *st);
 
-/* The placement auto models and plans the node-level families under: st's topology when some
- * node holds several ranks (N < P), else NULL (one rank per node: the node-level families are
- * their base families and every model is the rank-level one). */
+/* The placement auto models and plans the node-level families under: st's topology when there
+ * are several nodes and some node holds several ranks (2 <= N < P), else NULL (one rank per
+ * node: the node-level families are their base families; one node: no NIC to schedule; every
+ * model is the rank-level one). */
 const plan_topo *shim_topo_nodes(const shim_topo *st);
 
 /* Makes sure st->node and st->leaders exist (collective over priv, at the same call on every

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Drifting patterns (tests/mpi/drift: one call site whose counts change on every call) under
 # auto: every result byte-identical to MPI's and every rank running the same family on every
-# call, with the built-in costs and under a calibration that makes plans look fast (so that
-# plans run and are measured); a drifting site where no plan can win is decided before
+# call, with the built-in costs and under a calibration that makes plans look fast with the
+# whole time as exploration budget (so that plans, not measured yet, run and are measured); a drifting site where no plan can win is decided before
 # gathering (the report says so per call site, and nothing is planned); under a calibration
 # whose model is more than 30 times wrong about plans, the first family that runs stops within
 # three calls; with several ranks per node (HRELAY_NODE_SIZE=K) the node-level families run.
@@ -36,7 +36,8 @@ run_drift() {
 for n in 1 2 3 4 5 8; do
     seed=$((HRELAY_TEST_SEED + n))
     run_drift "$n" -- ./tests/mpi/drift --seed "$seed" --calls 30 --mode random >/dev/null
-    ran=$(run_drift "$n" HRELAY_CONFIG="$HR_TMP/plans-win.cfg" -- ./tests/mpi/drift \
+    ran=$(run_drift "$n" HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_EXPLORE_BUDGET=100 -- \
+        ./tests/mpi/drift \
         --seed "$seed" --calls 36 --mode sweep --max 65536)
     if [ "$n" -gt 1 ]; then
         case $ran in
@@ -92,11 +93,13 @@ for n in 2 4; do
 done
 
 # plans modeled more than 30 times faster than MPI's algorithm on exchanges where they lose on
-# this machine (a few KiB on 4 ranks): MPI's algorithm is measured first, then a plan runs
-# (its family not measured yet) and, measured, stops: the first family that ran runs at most
+# this machine (a few KiB on 4 ranks), with the whole time as exploration budget: MPI's
+# algorithm is measured first, then a plan runs (its family not measured yet, explored) and,
+# measured, stops: the first family that ran runs at most
 # three calls, all among the first five, and plans (other families explored within the
 # budget, when noise brings them close) run on a few calls only
-ran=$(run_drift 4 HRELAY_CONFIG="$HR_TMP/native-30x.cfg" HRELAY_REPORT="$r" -- ./tests/mpi/drift \
+ran=$(run_drift 4 HRELAY_CONFIG="$HR_TMP/native-30x.cfg" HRELAY_EXPLORE_BUDGET=100 \
+    HRELAY_REPORT="$r" -- ./tests/mpi/drift \
     --seed 11 --calls 30 --mode random --max 1500)
 set -- $ran
 [ "$1" = native ] || hr_fail "the first call did not measure MPI's algorithm: $ran"

@@ -17,6 +17,7 @@
 #               calls decided before gathering, a model 30 times wrong corrected (drift.c)
 #   calibrate.sh hrelay-calibrate writes a calibration file hrelay reads back
 #   run_wrapper.sh hrelay-run: options, forwarding, a real run
+#   examples.sh the demo's programs (examples/) verify their exchanges under hrelay
 #   errors.sh   erroneous calls: the error class MPI returns natively, on every rank, no hang
 #   threads.sh  MPI_THREAD_MULTIPLE: concurrent calls on different communicators
 #   large.sh    MPI_Alltoallv_c beyond 2^31 bytes: displacements, a 2 GiB message (2 ranks)
@@ -26,13 +27,13 @@
 TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
 	tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
-	tests/mpi/drift.sh \
+	tests/mpi/drift.sh tests/mpi/examples.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
 	tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
 	tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
-	tests/mpi/drift.sh \
+	tests/mpi/drift.sh tests/mpi/examples.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
 	tests/mpi/large.sh tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh \
 	tests/mpi/report_field.py \
