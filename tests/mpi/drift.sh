@@ -51,7 +51,8 @@ done
 # the forecast's figures are node-level (the summary's off-node and on-node bytes); results
 # and the family of every call agree on every rank, with the built-in costs and under a
 # calibration where on-node copies are slow per byte (node-level plans then win: a rank's
-# on-node messages move in one step, alongside the NIC), where a node-level family runs
+# on-node messages move in one step, alongside the NIC) with the whole time as exploration
+# budget (families not measured yet are explored), where a node-level family runs
 cat >"$HR_TMP/node-wins.cfg" <<'CFG'
 native_percent = 1000
 local_beta_s_per_byte = 1e-8
@@ -62,7 +63,8 @@ for nk in "4 2" "5 2" "8 4"; do
     seed=$((HRELAY_TEST_SEED + 40 + $1))
     run_drift "$1" HRELAY_NODE_SIZE="$2" -- ./tests/mpi/drift --seed "$seed" --calls 30 \
         --mode random >/dev/null
-    ran=$(run_drift "$1" HRELAY_NODE_SIZE="$2" HRELAY_CONFIG="$HR_TMP/node-wins.cfg" -- \
+    ran=$(run_drift "$1" HRELAY_NODE_SIZE="$2" HRELAY_CONFIG="$HR_TMP/node-wins.cfg" \
+        HRELAY_EXPLORE_BUDGET=100 -- \
         ./tests/mpi/drift --seed "$seed" --calls 36 --mode sweep --max 65536)
     case $ran in
     *node-*) ;;
