@@ -232,17 +232,11 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
     }
 }
 
-void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
+/* MPI's algorithm's model, correction and state, and the overheads' corrections, into f. */
+static void native_figures(const plan_forecast_in *in, plan_forecast *f)
 {
-    memset(f, 0, sizeof *f);
-    f->explore = PLAN_ALGO_NATIVE;
-    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
-        f->est_ps[a] = UINT64_MAX;
-    f->bound = plan_summary_bound(in->s, in->duplex);
-    f->cls = plan_learn_class(f->bound);
-    f->reuse = reuse_of(in);
-    f->native_model = plan_summary_native(in->s, in->kind, in->c);
     uint32_t rn = PLAN_LEARN_ONE;
+    f->native_model = plan_summary_native(in->s, in->kind, in->c);
     f->native_state = PLAN_LEARN_UNKNOWN;
     f->ratio_hit = f->ratio_miss = PLAN_LEARN_ONE;
     f->native_variant = in->native_variant;
@@ -265,64 +259,53 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     f->state[PLAN_ALGO_NATIVE] = f->native_state;
     f->native_ps = plan_learn_apply(f->native_model, rn);
     f->best_ps = f->native_ps;
-    f->tiny = f->bound < in->explore_min_bytes || f->native_ps < in->explore_min_ps;
-    if (in->learn && f->native_state == PLAN_LEARN_UNKNOWN) {
-        f->measure_native = 1;
-        f->why = "MPI's algorithm not measured yet at this size";
+}
+
+/* Some family wins (f->win, the best estimate best): MPI's algorithm measured again if stale
+ * and the budget allows, else gather for the winners (and the close ones where patterns may
+ * repeat), exploring after a futile gather, or waiting for the budget. */
+static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t best)
+{
+    const plan_budget *b = in->budget;
+    uint64_t pred = plan_budget_predicted(f->native_ps, best);
+    if (in->learn && f->native_state == PLAN_LEARN_STALE && b &&
+        plan_budget_allows(b, pred, in->budget_pct)) {
+        f->measure_native = f->exploring = 1;
+        f->why = "MPI's algorithm measured long ago: measured again";
         return;
     }
-
-    uint64_t best = f->native_ps;
-    family_ratios(in, f, rn);
-    for (int a = 0; a < PLAN_ALGO_COUNT; a++) {
-        if (a == PLAN_ALGO_NATIVE || !(in->families & (1u << a)))
-            continue;
-        f->est_ps[a] = family_estimate(in, f, (plan_algo)a);
-        if (wins(in, f, (plan_algo)a)) {
-            f->win |= 1u << a;
-            best = f->est_ps[a] < best ? f->est_ps[a] : best;
-        }
+    int first = 0;
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
+        if (f->est_ps[a] != UINT64_MAX && close_to(f->est_ps[a], best, in->margin_pct))
+            f->plan |= 1u << a;
+        if ((f->win & (1u << a)) && (!first || f->est_ps[a] < f->est_ps[first]))
+            first = a;
     }
-    f->est_ps[PLAN_ALGO_NATIVE] = f->native_ps;
-    f->best_ps = best;
-    if (f->win) {
-        const plan_budget *b = in->budget;
-        uint64_t pred = plan_budget_predicted(f->native_ps, best);
-        if (in->learn && f->native_state == PLAN_LEARN_STALE && b &&
-            plan_budget_allows(b, pred, in->budget_pct)) {
-            f->measure_native = f->exploring = 1;
-            f->why = "MPI's algorithm measured long ago: measured again";
+    /* candidates to measure only where patterns may repeat: else the best one */
+    f->plan = drifting(in) ? 1u << first : f->plan | f->win;
+    const plan_history *h = in->site ? in->site : in->comm;
+    if (in->learn && h && h->futile) {
+        /* the last gathered pattern ran MPI's algorithm after all: gathering is exploring */
+        if (!b ||
+            !plan_budget_allows(b, plan_budget_predicted(best, f->native_ps), in->budget_pct)) {
+            f->plan = f->win = 0;
+            f->best_ps = f->native_ps;
+            f->waiting = f->settled = 1;
+            f->why = "a plan can win, but the last gathered pattern ran MPI's algorithm: "
+                     "gathering waits for the budget";
             return;
         }
-        int first = 0;
-        for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
-            if (f->est_ps[a] != UINT64_MAX && close_to(f->est_ps[a], best, in->margin_pct))
-                f->plan |= 1u << a;
-            if ((f->win & (1u << a)) && (!first || f->est_ps[a] < f->est_ps[first]))
-                first = a;
-        }
-        /* candidates to measure only where patterns may repeat: else the best one */
-        f->plan = drifting(in) ? 1u << first : f->plan | f->win;
-        const plan_history *h = in->site ? in->site : in->comm;
-        if (in->learn && h && h->futile) {
-            /* the last gathered pattern ran MPI's algorithm after all: gathering is exploring */
-            if (!b || !plan_budget_allows(b, plan_budget_predicted(best, f->native_ps),
-                                          in->budget_pct)) {
-                f->plan = f->win = 0;
-                f->best_ps = f->native_ps;
-                f->waiting = f->settled = 1;
-                f->why = "a plan can win, but the last gathered pattern ran MPI's algorithm: "
-                         "gathering waits for the budget";
-                return;
-            }
-            f->exploring = 1;
-            f->best_ps = f->native_ps;
-        }
-        variant_ratios(in, f);
-        f->action = PLAN_FORECAST_GATHER;
-        f->why = f->exploring ? "a plan can win (gathering explores)" : "a plan can win";
-        return;
+        f->exploring = 1;
+        f->best_ps = f->native_ps;
     }
+    variant_ratios(in, f);
+    f->action = PLAN_FORECAST_GATHER;
+    f->why = f->exploring ? "a plan can win (gathering explores)" : "a plan can win";
+}
+
+/* No family wins: explore one within the budget, else MPI's algorithm, settled or not. */
+static void decide_no_win(const plan_forecast_in *in, plan_forecast *f)
+{
     if (in->learn && !f->tiny)
         consider_exploring(in, f);
     if (f->explore != PLAN_ALGO_NATIVE) {
@@ -346,4 +329,39 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     f->why = f->tiny && in->learn ? "too small to try plans"
              : f->waiting        ? "a family to explore waits for the budget"
                                  : "no plan can win";
+}
+
+void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
+{
+    memset(f, 0, sizeof *f);
+    f->explore = PLAN_ALGO_NATIVE;
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
+        f->est_ps[a] = UINT64_MAX;
+    f->bound = plan_summary_bound(in->s, in->duplex);
+    f->cls = plan_learn_class(f->bound);
+    f->reuse = reuse_of(in);
+    native_figures(in, f);
+    f->tiny = f->bound < in->explore_min_bytes || f->native_ps < in->explore_min_ps;
+    if (in->learn && f->native_state == PLAN_LEARN_UNKNOWN) {
+        f->measure_native = 1;
+        f->why = "MPI's algorithm not measured yet at this size";
+        return;
+    }
+    uint64_t best = f->native_ps;
+    family_ratios(in, f, f->ratio[PLAN_ALGO_NATIVE]);
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++) {
+        if (a == PLAN_ALGO_NATIVE || !(in->families & (1u << a)))
+            continue;
+        f->est_ps[a] = family_estimate(in, f, (plan_algo)a);
+        if (wins(in, f, (plan_algo)a)) {
+            f->win |= 1u << a;
+            best = f->est_ps[a] < best ? f->est_ps[a] : best;
+        }
+    }
+    f->est_ps[PLAN_ALGO_NATIVE] = f->native_ps;
+    f->best_ps = best;
+    if (f->win)
+        decide_win(in, f, best);
+    else
+        decide_no_win(in, f);
 }
