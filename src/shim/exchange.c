@@ -42,7 +42,7 @@
 
 /* Calls on a communicator and agreements between the tuning steps of exchange.c. */
 enum {
-    QUIET_AFTER = 4, /* agreed calls without a plan before native runs unchecked */
+    QUIET_AFTER = 2, /* agreed calls without a plan before native runs unchecked */
     SAMPLE = 16,     /* unchecked calls: time and bytes measured on one in this many */
     REMEASURE = 64   /* calls after a pattern's first before its candidates are measured a
                         second time */
