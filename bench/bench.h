@@ -173,8 +173,8 @@ int bench_call(int c, const bench_exchange *x, MPI_Comm comm);
  * "mpi" when hrelay is not loaded. */
 const char *bench_ran(const bench_hrelay *h, int c, MPI_Comm comm);
 
-/* A small number for a name bench_ran returned: the candidate's index, or bench_ncandidates
- * for "mpi", bench_ncandidates + 1 for anything else ("unknown"). */
+/* A small number for a name bench_ran returned: the candidate's index, or from
+ * bench_ncandidates on "mpi", the node-level families, and "unknown" for anything else. */
 int bench_ran_index(const char *name);
 
 /* The name of a bench_ran_index. */

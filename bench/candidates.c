@@ -73,17 +73,25 @@ const char *bench_ran(const bench_hrelay *h, int c, MPI_Comm comm)
     return name ? name : "unknown";
 }
 
+/* What may run besides the candidates: MPI without hrelay, the node-level families (which
+ * only auto runs here), and anything else. */
+static const char *const ran_extra[] = {"mpi",          "node-direct",    "node-transpose",
+                                        "node-forward", "node-aggregate", "unknown"};
+enum { RAN_EXTRA = sizeof ran_extra / sizeof ran_extra[0] };
+
 int bench_ran_index(const char *name)
 {
     int c = bench_candidate_find(name);
     if (c >= 0)
         return c;
-    return bench_ncandidates + (strcmp(name, "mpi") ? 1 : 0);
+    for (int i = 0; i < RAN_EXTRA - 1; i++)
+        if (!strcmp(name, ran_extra[i]))
+            return bench_ncandidates + i;
+    return bench_ncandidates + RAN_EXTRA - 1;
 }
 
 const char *bench_ran_name(int index)
 {
-    static const char *const extra[] = {"mpi", "unknown"};
     return index < bench_ncandidates ? bench_candidates[index].name
-                                     : extra[index - bench_ncandidates];
+                                     : ran_extra[index - bench_ncandidates];
 }
