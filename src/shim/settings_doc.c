@@ -8,8 +8,8 @@
  *   hrelay-settings options-help      the options part of hrelay-run --help
  *   hrelay-settings shell             bash definitions hrelay-run parses its options with
  *   hrelay-settings fill              copies standard input to standard output, replacing the
- *                                     lines @HRELAY_SETTINGS_HELP@, @HRELAY_OPTIONS_HELP@ and
- *                                     @HRELAY_SETTINGS_SHELL@ (how make builds hrelay-run)
+ *                                     lines @SETTINGS_HELP@, @OPTIONS_HELP@ and
+ *                                     @SETTINGS_SHELL@ (how make builds hrelay-run)
  *
  * Defaults are those of a configuration read from an environment without any of the settings.
  * Exit status 0, or 2 for a usage error. */
@@ -142,7 +142,7 @@ static option_form option_of(const shim_setting *s)
     return o;
 }
 
-/* What an option sets: "HRELAY_X=ARG" (or the fixed value), then a note, as Markdown or
+/* What an option sets: "<its variable>=ARG" (or the fixed value), then a note, as Markdown or
  * plain text. */
 static void option_effect(const shim_setting *s, int md, char *out, size_t cap)
 {
@@ -279,11 +279,11 @@ static void fill(void)
 {
     char line[4096];
     while (fgets(line, sizeof line, stdin)) {
-        if (!strcmp(line, "@HRELAY_SETTINGS_HELP@\n"))
+        if (!strcmp(line, "@SETTINGS_HELP@\n"))
             print_help();
-        else if (!strcmp(line, "@HRELAY_OPTIONS_HELP@\n"))
+        else if (!strcmp(line, "@OPTIONS_HELP@\n"))
             print_options_help();
-        else if (!strcmp(line, "@HRELAY_SETTINGS_SHELL@\n"))
+        else if (!strcmp(line, "@SETTINGS_SHELL@\n"))
             print_shell();
         else
             fputs(line, stdout);
