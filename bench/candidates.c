@@ -8,7 +8,9 @@
 const bench_candidate bench_candidates[] = {
     {"pmpi", 1, 0},      {"native", 0, 0},    {"direct", 0, 1},
     {"stepwise", 0, 1},  {"greedy", 0, 1},    {"walker-otto", 0, 1},
-    {"transpose", 0, 1}, {"forward", 0, 1},   {"auto", 0, 0},
+    {"transpose", 0, 1}, {"forward", 0, 1},   {"node-direct", 0, 1},
+    {"node-transpose", 0, 1}, {"node-forward", 0, 1}, {"node-aggregate", 0, 1},
+    {"auto", 0, 0},
 };
 const int bench_ncandidates = (int)(sizeof bench_candidates / sizeof *bench_candidates);
 
@@ -73,10 +75,8 @@ const char *bench_ran(const bench_hrelay *h, int c, MPI_Comm comm)
     return name ? name : "unknown";
 }
 
-/* What may run besides the candidates: MPI without hrelay, the node-level families (which
- * only auto runs here), and anything else. */
-static const char *const ran_extra[] = {"mpi",          "node-direct",    "node-transpose",
-                                        "node-forward", "node-aggregate", "unknown"};
+/* What may run besides the candidates: MPI without hrelay, and anything else. */
+static const char *const ran_extra[] = {"mpi", "unknown"};
 enum { RAN_EXTRA = sizeof ran_extra / sizeof ran_extra[0] };
 
 int bench_ran_index(const char *name)

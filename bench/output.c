@@ -221,12 +221,12 @@ static void text_rows(const bench_row *rows, int n, const char *desc, const benc
     printf(", node-level bound %llu bytes", (unsigned long long)r0->bound_node_bytes);
     text_bound_us(r0->bound_node_s);
     printf("; whole run: %d calls per candidate\n", r0->run_calls);
-    printf("%-12s %-16s %-9s %11s %11s %11s %11s %9s %9s %6s %8s %8s\n", "algorithm", "ran",
+    printf("%-14s %-16s %-9s %11s %11s %11s %11s %9s %9s %6s %8s %8s\n", "algorithm", "ran",
            "status", "median_us", "q1_us", "q3_us", "min_us", "x_native", "x_bound", "cpu",
            "x_node", "x_run");
     for (int k = 0; k < n; k++) {
         const bench_row *r = &rows[k];
-        printf("%-12s %-16s %-9s", r->algorithm, r->ran, r->status);
+        printf("%-14s %-16s %-9s", r->algorithm, r->ran, r->status);
         text_us(r->t.median);
         text_us(r->t.q1);
         text_us(r->t.q3);

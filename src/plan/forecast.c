@@ -236,7 +236,7 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
 static void native_figures(const plan_forecast_in *in, plan_forecast *f)
 {
     uint32_t rn = PLAN_LEARN_ONE;
-    f->native_model = plan_summary_native(in->s, in->kind, in->c);
+    f->native_model = plan_summary_native_at(in->s, in->kind, in->duplex, in->c);
     f->native_state = PLAN_LEARN_UNKNOWN;
     f->ratio_hit = f->ratio_miss = PLAN_LEARN_ONE;
     f->native_variant = in->native_variant;

@@ -137,6 +137,17 @@ uint64_t plan_summary_native(const plan_summary *s, plan_native_kind kind,
     return plan_cost_native_figures(s->p, kind, uniform, largest, s->block, s->nblocks, c);
 }
 
+uint64_t plan_summary_native_at(const plan_summary *s, plan_native_kind kind, plan_duplex duplex,
+                                const plan_cost_params *c)
+{
+    uint64_t t = plan_summary_native(s, kind, c);
+    if (s->nodes > 0 && s->nodes < s->p) {
+        uint64_t b = plan_summary_topo_bound(s, duplex, c);
+        t = b > t ? b : t;
+    }
+    return t;
+}
+
 uint64_t plan_summary_topo_bound(const plan_summary *s, plan_duplex duplex,
                                  const plan_cost_params *c)
 {

@@ -96,6 +96,14 @@ uint64_t plan_summary_degree(const plan_summary *s, plan_duplex duplex);
 uint64_t plan_summary_native(const plan_summary *s, plan_native_kind kind,
                              const plan_cost_params *c);
 
+/* The modeled time of the MPI library's own algorithm before the matrix is known: with one
+ * rank per node plan_summary_native; with several ranks per node (2 <= nodes < p) at least the
+ * node-level bound too (plan_summary_topo_bound: the ranks of a node share its NIC, which
+ * plan_cost_native's rank-level blocks do not see), so that a correction learned from it
+ * measures MPI's algorithm against the same network the node-level families are modeled on. */
+uint64_t plan_summary_native_at(const plan_summary *s, plan_native_kind kind, plan_duplex duplex,
+                                const plan_cost_params *c);
+
 /* A lower bound in picoseconds of the node-level bound (plan_cost_topo_bound) of the
  * summary's placement, from its words alone: the larger of beta times the busiest NIC's bytes,
  * at least those of the rank with the most off-node bytes and at least the nodes' average

@@ -8,6 +8,7 @@
 
 #include "plan/forecast.h"
 #include "plan/learn.h"
+#include "plan/node.h"
 #include "plan/summary.h"
 #include "plan_testlib.h"
 #include "random_matrix.h"
@@ -842,6 +843,54 @@ START_TEST(forecast_node_families)
 }
 END_TEST
 
+START_TEST(forecast_native_sees_shared_nics)
+{
+    /* several ranks per node: MPI's algorithm before gathering is modeled at least at the
+     * node-level bound (its rank-level blocks do not see 4 ranks sharing a NIC), so that a
+     * correction learned from it (native measured at 2.5 times that) does not make every
+     * node-level family, modeled on the shared NIC and assumed as wrong until measured, look
+     * too slow to explore; with one rank per node the model is the rank-level one */
+    site s;
+    site_init(&s);
+    s.in.native_variant = 1;
+    s.in.families |= (1u << PLAN_ALGO_NODE_DIRECT) | (1u << PLAN_ALGO_NODE_AGGREGATE);
+    s.in.agree_ps = s.in.gather_ps = 0;
+    s.c.plan_ps = 0;
+    plan_matrix m;
+    plan_topo t;
+    plan_error err;
+    ck_assert_int_eq(plan_matrix_init(&m, 8, NULL), 0);
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            m.bytes[i * 8 + j] = i == j ? 0 : 1 << 18;
+    ck_assert_int_eq(plan_topo_consecutive(&t, 8, 4, &err), 0);
+    plan_summary sum = summary_on(&m, &t, &s.c), flat = summary_on(&m, NULL, &s.c);
+    uint64_t topo = plan_summary_topo_bound(&sum, PLAN_DUPLEX_FULL, &s.c);
+    ck_assert_uint_gt(topo, plan_summary_native(&sum, PLAN_NATIVE_ALLTOALLV, &s.c));
+    ck_assert_uint_eq(plan_summary_native_at(&sum, PLAN_NATIVE_ALLTOALLV, PLAN_DUPLEX_FULL, &s.c),
+                      topo);
+    ck_assert_uint_eq(plan_summary_native_at(&flat, PLAN_NATIVE_ALLTOALLV, PLAN_DUPLEX_FULL, &s.c),
+                      plan_summary_native(&flat, PLAN_NATIVE_ALLTOALLV, &s.c));
+    s.in.s = &sum;
+    s.budget.total_ps = UINT64_MAX / 2;
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.measure_native, 1);
+    ck_assert_uint_eq(f.native_model, topo);
+    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 1), f.cls, 5 * f.native_model / 2,
+                f.native_model, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_uint_eq(f.win, 0); /* not measured: never wins */
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    ck_assert(plan_algo_is_node(f.explore));
+    free(sum.block);
+    free(flat.block);
+    plan_topo_free(&t);
+    plan_matrix_free(&m);
+    site_free(&s);
+}
+END_TEST
+
 START_TEST(forecast_futile_gather_explores)
 {
     /* a site where a measured plan wins before gathering: it gathers; once a gathered pattern
@@ -900,6 +949,7 @@ int main(void)
     tcase_add_test(basic, forecast_node_families);
     tcase_add_test(props, summary_equals_matrix);
     tcase_add_test(props, forecast_futile_gather_explores);
+    tcase_add_test(props, forecast_native_sees_shared_nics);
     tcase_add_test(props, summary_optimistic_is_a_lower_bound);
     tcase_add_test(props, summary_finds_mismatched_receives);
     tcase_add_test(props, summary_node_figures);
