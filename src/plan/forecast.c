@@ -41,6 +41,15 @@ uint64_t plan_budget_predicted(uint64_t est_ps, uint64_t best_ps)
     return d > floor ? d : floor;
 }
 
+uint64_t plan_forecast_explore_cost(const plan_forecast_in *in, const plan_forecast *f,
+                                    uint64_t est_ps, uint64_t best_ps)
+{
+    uint64_t agree = plan_learn_apply(in->agree_ps, f->ratio_hit);
+    unsigned __int128 calls = (unsigned __int128)agree * 2u * in->trials;
+    return sat_add(plan_budget_predicted(est_ps, best_ps),
+                   calls > UINT64_MAX ? UINT64_MAX : (uint64_t)calls);
+}
+
 void plan_budget_unchecked(plan_budget *b, uint64_t unchecked)
 {
     unsigned __int128 t = (unsigned __int128)unchecked * b->last_native_ps;
@@ -114,34 +123,36 @@ static uint64_t extras(const plan_forecast *f, uint64_t planning_ps, uint64_t ag
     return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
 }
 
-/* Every considered family's correction (variant 0) and its state into f: measured ones their
- * own; one not measured yet at this size starts from the largest of native's (native_ratio)
- * and the measured families' (a plan model found 30 times too optimistic for one family is
- * assumed as wrong for the others until they are measured themselves). */
-static void family_ratios(const plan_forecast_in *in, plan_forecast *f, uint32_t native_ratio)
+/* Every considered family's corrections of key variant into ratio[] and state[]: measured
+ * ones their own; one not measured yet at this size starts from the largest of native's
+ * (native_ratio, learned against the matching model of MPI's algorithm) and the measured
+ * families' (a plan model found 30 times too optimistic for one family is assumed as wrong
+ * for the others until they are measured themselves). */
+static void family_ratios(const plan_forecast_in *in, int cls, int variant,
+                          uint32_t native_ratio, uint32_t *ratio, plan_learn_state *state)
 {
     uint32_t prior = native_ratio;
     for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
-        f->ratio[a] = PLAN_LEARN_ONE;
-        f->state[a] = PLAN_LEARN_UNKNOWN;
+        ratio[a] = PLAN_LEARN_ONE;
+        state[a] = PLAN_LEARN_UNKNOWN;
         if (!in->learn || !(in->families & (1u << a)))
             continue;
-        f->state[a] = plan_forecast_ratio(in->site, in->comm, plan_learn_key((plan_algo)a, 0),
-                                          f->cls, &f->ratio[a]);
-        if (f->state[a] != PLAN_LEARN_UNKNOWN && f->ratio[a] > prior)
-            prior = f->ratio[a];
+        state[a] = plan_forecast_ratio(in->site, in->comm, plan_learn_key((plan_algo)a, variant),
+                                       cls, &ratio[a]);
+        if (state[a] != PLAN_LEARN_UNKNOWN && ratio[a] > prior)
+            prior = ratio[a];
     }
     for (int a = 1; a < PLAN_ALGO_COUNT; a++)
-        if (f->state[a] == PLAN_LEARN_UNKNOWN)
-            f->ratio[a] = prior;
+        if (state[a] == PLAN_LEARN_UNKNOWN)
+            ratio[a] = prior;
 }
 
-/* The corrections of the small-window variants of the families in `plan` (the family's own for
- * a variant not measured yet), once the call gathers. */
+/* The corrections of the small-window variants of the families in `plan` (the family's own plan
+ * correction for a variant not measured yet), once the call gathers. */
 static void variant_ratios(const plan_forecast_in *in, plan_forecast *f)
 {
     for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
-        f->ratio_small[a] = f->ratio[a];
+        f->ratio_small[a] = f->ratio_plan[a];
         f->state_small[a] = PLAN_LEARN_UNKNOWN;
         uint32_t r;
         if (in->learn && (f->plan & (1u << a)) &&
@@ -155,8 +166,8 @@ static void variant_ratios(const plan_forecast_in *in, plan_forecast *f)
 uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, uint64_t model_ps,
                             uint64_t planning_ps, uint64_t agree_ps, uint64_t gather_ps)
 {
-    uint32_t r = variant ? f->ratio_small[a] : f->ratio[a];
-    plan_learn_state st = variant ? f->state_small[a] : f->state[a];
+    uint32_t r = variant ? f->ratio_small[a] : f->ratio_plan[a];
+    plan_learn_state st = variant ? f->state_small[a] : f->state_plan[a];
     uint64_t t = sat_add(plan_learn_apply(model_ps, r), extras(f, planning_ps, agree_ps, gather_ps));
     return st == PLAN_LEARN_UNKNOWN ? plus_pct(t, PLAN_FORECAST_SAFETY) : t;
 }
@@ -220,7 +231,7 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
             (f->state[a] == PLAN_LEARN_UNKNOWN &&
              !close_to(f->est_ps[a], f->native_ps, in->margin_pct)))
             continue;
-        uint64_t pred = plan_budget_predicted(f->est_ps[a], f->native_ps);
+        uint64_t pred = plan_forecast_explore_cost(in, f, f->est_ps[a], f->native_ps);
         int better = pred < best_pred ||
                      (pred == best_pred && f->est_ps[a] < f->est_ps[f->explore]);
         if (better && b && plan_budget_allows(b, pred, in->budget_pct)) {
@@ -287,7 +298,8 @@ static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t be
     if (in->learn && h && h->futile) {
         /* the last gathered pattern ran MPI's algorithm after all: gathering is exploring */
         if (!b ||
-            !plan_budget_allows(b, plan_budget_predicted(best, f->native_ps), in->budget_pct)) {
+            !plan_budget_allows(b, plan_forecast_explore_cost(in, f, best, f->native_ps),
+                                in->budget_pct)) {
             f->plan = f->win = 0;
             f->best_ps = f->native_ps;
             f->waiting = f->settled = 1;
@@ -348,7 +360,8 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
         return;
     }
     uint64_t best = f->native_ps;
-    family_ratios(in, f, f->ratio[PLAN_ALGO_NATIVE]);
+    family_ratios(in, f->cls, PLAN_LEARN_BEFORE, f->ratio[PLAN_ALGO_NATIVE], f->ratio, f->state);
+    family_ratios(in, f->cls, 0, f->ratio_native_gathered, f->ratio_plan, f->state_plan);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++) {
         if (a == PLAN_ALGO_NATIVE || !(in->families & (1u << a)))
             continue;

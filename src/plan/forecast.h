@@ -66,6 +66,9 @@ typedef struct plan_forecast_in {
     uint64_t gather_ps;         /* the modeled gather of the matrix */
     uint32_t margin_pct;        /* candidates this close to the best are worth measuring */
     uint32_t budget_pct;        /* exploration may cost this percent of all calls' time */
+    uint32_t trials;            /* calls each candidate of a gathered pattern is measured in
+                                   (HRELAY_TUNE): exploring one costs that many agreed calls
+                                   of it and of MPI's algorithm */
     uint64_t explore_min_ps;    /* nothing is explored where MPI's call takes less */
     uint64_t explore_min_bytes; /* nor where the busiest rank moves fewer bytes */
 } plan_forecast_in;
@@ -90,11 +93,17 @@ typedef struct plan_forecast {
     uint32_t ratio_native_gathered; /* the correction of key (NATIVE, 0), the gathered
                                        pattern's model of MPI's algorithm: ratio[NATIVE] when
                                        native_variant is 0 or that key is unknown */
-    uint32_t ratio[PLAN_ALGO_COUNT];          /* correction of each family's schedule model
-                                                 (for a family not measured yet, the largest
-                                                 of native's and the measured families') */
-    plan_learn_state state[PLAN_ALGO_COUNT];  /* of each family (variant 0) */
-    uint32_t ratio_small[PLAN_ALGO_COUNT];    /* the same of variant 1 (the family's for a
+    uint32_t ratio[PLAN_ALGO_COUNT];          /* correction of each family's most optimistic
+                                                 time from the summary (key PLAN_LEARN_BEFORE;
+                                                 for a family not measured yet, the largest of
+                                                 native's and the measured families') */
+    plan_learn_state state[PLAN_ALGO_COUNT];  /* of each family (key PLAN_LEARN_BEFORE) */
+    uint32_t ratio_plan[PLAN_ALGO_COUNT];     /* correction of each family's plan model once
+                                                 gathered (variant 0; not measured yet: the
+                                                 largest of ratio_native_gathered and the
+                                                 measured families') */
+    plan_learn_state state_plan[PLAN_ALGO_COUNT];
+    uint32_t ratio_small[PLAN_ALGO_COUNT];    /* the same of variant 1 (ratio_plan for a
                                                  variant not measured yet) */
     plan_learn_state state_small[PLAN_ALGO_COUNT];
     uint32_t ratio_hit, ratio_miss;           /* corrections of the overheads */
@@ -162,6 +171,14 @@ int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t bud
 /* What exploring a candidate estimated at est_ps is predicted to cost beyond the best estimate
  * best_ps: the difference, at least a tenth of the best. */
 uint64_t plan_budget_predicted(uint64_t est_ps, uint64_t best_ps);
+
+/* What exploring a candidate estimated at est_ps costs beyond the best estimate best_ps as a
+ * forecast f of in predicts it: plan_budget_predicted, plus the agreements (as corrected in f)
+ * of the 2 in->trials calls that measure it against MPI's algorithm, which calls left
+ * unchecked would not pay (where an agreement costs as much as a small exchange, as on a
+ * slow network, that is most of what exploring costs). */
+uint64_t plan_forecast_explore_cost(const plan_forecast_in *in, const plan_forecast *f,
+                                    uint64_t est_ps, uint64_t best_ps);
 
 /* Accounts `unchecked` calls that ran MPI's algorithm unmeasured (at b->last_native_ps). */
 void plan_budget_unchecked(plan_budget *b, uint64_t unchecked);

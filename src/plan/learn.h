@@ -10,11 +10,15 @@
 
 #include "plan/plan.h"
 
-/* Keys: a family's key with its variant (0: as configured, 1: the small window), then two
- * overheads: what a call costs beyond its exchange when it reuses a decision (the agreement),
- * and when it gathers the pattern (agreements, the gather, planning, preparation). */
+/* Keys: a family's key with its variant (0: as configured, 1: the small window, each measured
+ * against its plan's model; PLAN_LEARN_BEFORE: the family's exchange, whichever window ran,
+ * measured against its most optimistic time from the call's summary, what the forecast before
+ * gathering corrects), then two overheads: what a call costs beyond its exchange when it
+ * reuses a decision (the agreement), and when it gathers the pattern (agreements, the gather,
+ * planning, preparation). */
 enum {
-    PLAN_LEARN_VARIANTS = 2,
+    PLAN_LEARN_BEFORE = 2,
+    PLAN_LEARN_VARIANTS = 3,
     PLAN_LEARN_HIT = PLAN_LEARN_VARIANTS * PLAN_ALGO_COUNT,
     PLAN_LEARN_MISS,
     PLAN_LEARN_KEYS

@@ -32,6 +32,8 @@ typedef struct shim_prev {
     long site;         /* this rank's index of its site (statistics), -1: none */
     int cls;           /* its size class, -1: nothing to learn (not auto) */
     uint64_t model_ps; /* the model of its exchange */
+    uint64_t optimistic_ps; /* a plan's: its family's most optimistic time from the call's
+                               summary (plan_summary_optimistic); 0: none */
     int over_key;      /* PLAN_LEARN_HIT or PLAN_LEARN_MISS */
     uint64_t over_model_ps; /* the model of the rest of the call */
     int explored;      /* it ran a candidate to measure it */

@@ -336,6 +336,17 @@ static uint64_t row_bytes(const shim_comm *rec)
     return bytes;
 }
 
+/* Family a's most optimistic time on call c's agreed summary (what the forecast before
+ * gathering starts from); 0 where nothing is learned from c (not auto) or the summary is not
+ * consistent. */
+static uint64_t optimistic(const shim_call *c, plan_algo a)
+{
+    const plan_summary *s = &c->rec->summary;
+    if (c->cls < 0 || !plan_summary_consistent(s))
+        return 0;
+    return plan_summary_optimistic(s, a, (plan_duplex)shim_g.cfg.duplex, &shim_g.cfg.cost);
+}
+
 /* The agreed path, last part: runs the call on slot si (a cache hit, or a new pattern that
  * built `planned` plans), keeps its times for the next agreement and accounts for it. */
 static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
@@ -366,6 +377,7 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
                             .site = site_index(c),
                             .cls = c->cls,
                             .model_ps = pg ? pg->model_ps : s->model_native_ps,
+                            .optimistic_ps = pg ? optimistic(c, r->algo) : 0,
                             .over_key = hit ? PLAN_LEARN_HIT : PLAN_LEARN_MISS,
                             .over_model_ps = hit ? shim_agree_model(rec->p) : s->overhead_ps,
                             .explored = c->explored,

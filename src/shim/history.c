@@ -43,6 +43,9 @@ static void learn(plan_history *h, const shim_prev *pv, uint64_t exec, uint64_t 
                       pv->model_ps);
     plan_learn_record(&h->learn, pv->over_key, pv->cls, whole > exec ? whole - exec : 0,
                       pv->over_model_ps);
+    if (pv->optimistic_ps)
+        plan_learn_record(&h->learn, plan_learn_key(pv->algo, PLAN_LEARN_BEFORE), pv->cls, exec,
+                          pv->optimistic_ps);
 }
 
 void shim_history_update(shim_comm *rec, const shim_agreement *ag, plan_history *site,
@@ -90,6 +93,7 @@ void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history 
                            .gather_ps = plan_cost_gather(rec->p, &cfg->cost),
                            .margin_pct = (uint32_t)cfg->margin,
                            .budget_pct = (uint32_t)cfg->budget,
+                           .trials = (uint32_t)cfg->tune,
                            .explore_min_ps = SHIM_EXPLORE_MIN_PS,
                            .explore_min_bytes = SHIM_EXPLORE_MIN_BYTES};
     plan_forecast_make(&in, fc);

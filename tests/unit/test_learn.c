@@ -462,8 +462,8 @@ static plan_algo drift_call(site *s, const plan_summary *sum, uint32_t truth_nat
                          ? f.native_model
                          : plan_summary_optimistic(sum, ran, PLAN_DUPLEX_FULL, &s->c);
     uint32_t pct = ran == PLAN_ALGO_NATIVE ? truth_native_pct : truth_plan_pct;
-    site_record(s, plan_learn_key(ran, 0), f.cls, model * pct / 100, model, f.exploring,
-                f.best_ps);
+    site_record(s, plan_learn_key(ran, ran == PLAN_ALGO_NATIVE ? 0 : PLAN_LEARN_BEFORE), f.cls,
+                model * pct / 100, model, f.exploring, f.best_ps);
     return ran;
 }
 
@@ -541,7 +541,7 @@ START_TEST(forecast_outlier_does_not_flip)
         plan_forecast f;
         plan_forecast_make(&s.in, &f);
         int cls = f.cls, nkey = plan_learn_key(PLAN_ALGO_NATIVE, 0),
-            dkey = plan_learn_key(PLAN_ALGO_DIRECT, 0);
+            dkey = plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE);
         uint64_t opt = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
         for (int i = 0; i < 3; i++)
             site_record(&s, nkey, cls, 2 * f.native_model, f.native_model, 0, 0);
@@ -645,12 +645,101 @@ START_TEST(forecast_explores_within_budget)
     plan_algo first = f.explore;
     /* it measured 50 % slower than native: spent, and known */
     uint64_t model = plan_summary_optimistic(&sum, first, PLAN_DUPLEX_FULL, &s.c);
-    site_record(&s, plan_learn_key(first, 0), f.cls, native_true * 3 / 2, model, 1,
+    site_record(&s, plan_learn_key(first, PLAN_LEARN_BEFORE), f.cls, native_true * 3 / 2, model, 1,
                 f.best_ps);
     ck_assert_uint_eq(s.budget.explore_ps, native_true * 3 / 2 - f.best_ps);
     plan_forecast_make(&s.in, &f);
     ck_assert(f.explore != first);
     ck_assert_int_eq(f.state[first], PLAN_LEARN_KNOWN);
+    free(sum.block);
+    site_free(&s);
+}
+END_TEST
+
+START_TEST(forecast_explore_cost_counts_agreements)
+{
+    /* exploring a family costs the agreements of the calls that measure it against native
+     * (2 trials of them, each a twentieth of native's call here): with trials = 3 the budget
+     * must cover 0.3 native calls more than without, so exploring waits longer */
+    site s;
+    site_init(&s);
+    s.c.native_pct = 0;
+    s.c.step_ps = 0;
+    s.c.plan_ps = 0;
+    uint64_t st = 5;
+    plan_summary sum = drifting(&st, 1 << 20, &s.c);
+    s.in.s = &sum;
+    s.in.gather_ps = 0;
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    uint64_t opt = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
+    uint64_t native_true = opt * 100 / 120;
+    s.in.agree_ps = native_true / 20;
+    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, native_true, f.native_model,
+                0, 0);
+    s.budget.total_ps = 0;
+    plan_forecast_make(&s.in, &f);
+    uint64_t est = UINT64_MAX;
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++)
+        est = f.est_ps[a] < est ? f.est_ps[a] : est;
+    s.in.trials = 3;
+    ck_assert_uint_eq(plan_forecast_explore_cost(&s.in, &f, est, f.native_ps),
+                      plan_budget_predicted(est, f.native_ps) + 6 * (native_true / 20));
+    for (int i = 0; i < 12; i++)
+        plan_budget_cost(&s.budget, native_true, native_true, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.exploring, 0);
+    ck_assert_int_eq(f.waiting, 1);
+    s.in.trials = 0;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.exploring, 1);
+    s.in.trials = 3;
+    for (int i = 0; i < 30; i++)
+        plan_budget_cost(&s.budget, native_true, native_true, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.exploring, 1);
+    free(sum.block);
+    site_free(&s);
+}
+END_TEST
+
+START_TEST(forecast_corrects_the_optimistic_time)
+{
+    /* a family whose plans run as their plan model says but twice its most optimistic time
+     * (the summary's, before gathering): the forecast corrects the optimistic time by what was
+     * measured against it (key PLAN_LEARN_BEFORE), not by the plan model's correction, so it
+     * does not gather for a plan that cannot beat native measured at 1.5 times that time; a
+     * gathered plan is corrected by its own key */
+    site s;
+    site_init(&s);
+    s.c.plan_ps = 0;
+    uint64_t st = 7;
+    plan_summary sum = drifting(&st, 1 << 20, &s.c);
+    s.in.s = &sum;
+    s.in.agree_ps = s.in.gather_ps = 0;
+    s.in.families = 1u << PLAN_ALGO_DIRECT;
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    uint64_t opt = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
+    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, 3 * opt / 2, f.native_model, 0,
+                0);
+    site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, 0), f.cls, 2 * opt, 2 * opt, 0, 0);
+    site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f.cls, 2 * opt, opt, 0,
+                0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.state[PLAN_ALGO_DIRECT], PLAN_LEARN_KNOWN);
+    ck_assert_uint_eq(f.ratio[PLAN_ALGO_DIRECT], 2 * PLAN_LEARN_ONE);
+    ck_assert_uint_eq(f.ratio_plan[PLAN_ALGO_DIRECT], PLAN_LEARN_ONE);
+    ck_assert_uint_ge(f.est_ps[PLAN_ALGO_DIRECT], 2 * opt);
+    ck_assert_uint_eq(f.win, 0);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
+    ck_assert_uint_eq(plan_forecast_plan(&f, PLAN_ALGO_DIRECT, 0, 5 * opt, 0, 0, 0), 5 * opt);
+    /* measured at its optimistic time, the same family wins */
+    for (int i = 0; i < PLAN_LEARN_RING; i++)
+        site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f.cls, opt, opt, 0,
+                    0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert(f.win & (1u << PLAN_ALGO_DIRECT));
     free(sum.block);
     site_free(&s);
 }
@@ -673,7 +762,7 @@ START_TEST(forecast_reexplores_stale_family)
     s.c.plan_ps = 0;
     plan_forecast f;
     plan_forecast_make(&s.in, &f);
-    int nkey = plan_learn_key(PLAN_ALGO_NATIVE, 0), dkey = plan_learn_key(PLAN_ALGO_DIRECT, 0);
+    int nkey = plan_learn_key(PLAN_ALGO_NATIVE, 0), dkey = plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE);
     uint64_t opt = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
     uint64_t native_true = opt * 2; /* direct really wins by half */
     site_record(&s, nkey, f.cls, native_true, f.native_model, 0, 0);
@@ -723,7 +812,7 @@ START_TEST(forecast_measures_stale_native)
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE); /* direct not measured: no budget yet */
     uint64_t direct = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
-    site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, 0), f.cls, direct, direct, 0, 0);
+    site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f.cls, direct, direct, 0, 0);
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER); /* measured: it wins */
     ck_assert_int_eq(f.measure_native, 0);
@@ -908,7 +997,7 @@ START_TEST(forecast_futile_gather_explores)
     site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, f.native_model, f.native_model,
                 0, 0);
     uint64_t direct = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
-    site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, 0), f.cls, direct, direct, 0, 0);
+    site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f.cls, direct, direct, 0, 0);
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
     ck_assert_int_eq(f.exploring, 0);
@@ -950,6 +1039,8 @@ int main(void)
     tcase_add_test(props, summary_equals_matrix);
     tcase_add_test(props, forecast_futile_gather_explores);
     tcase_add_test(props, forecast_native_sees_shared_nics);
+    tcase_add_test(props, forecast_explore_cost_counts_agreements);
+    tcase_add_test(props, forecast_corrects_the_optimistic_time);
     tcase_add_test(props, summary_optimistic_is_a_lower_bound);
     tcase_add_test(props, summary_finds_mismatched_receives);
     tcase_add_test(props, summary_node_figures);
