@@ -142,6 +142,12 @@ int plan_topo_max_lanes(const plan_topo *t)
     return mx;
 }
 
+int plan_topo_steps_default(const plan_topo *t)
+{
+    int k = (t->n - 1) / 4;
+    return k < 1 ? 1 : k > 4 ? 4 : k;
+}
+
 int plan_topo_min_lanes(const plan_topo *t)
 {
     int mn = t->p;

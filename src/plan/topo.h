@@ -53,6 +53,12 @@ static inline int plan_topo_rank(const plan_topo *t, int a, int lane)
 /* The most ranks on one node. */
 int plan_topo_max_lanes(const plan_topo *t);
 
+/* The node steps a node-level plan on t keeps in flight unless told otherwise: (n - 1) / 4,
+ * at least 1 and at most 4, so that the NIC of a node talks to about a quarter of the other
+ * nodes at once at most (with all n - 1 steps of a dense node plan in flight, nothing is
+ * scheduled at all). Measured on emulated clusters: docs/algorithms.md. */
+int plan_topo_steps_default(const plan_topo *t);
+
 /* The fewest ranks on one node. */
 int plan_topo_min_lanes(const plan_topo *t);
 

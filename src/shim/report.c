@@ -99,7 +99,10 @@ static void write_config(FILE *f, const shim_config *cfg)
     json_path(f, cfg->dump);
     fputs(", \"node_size\": ", f);
     node_size(f, cfg->node_size);
-    fprintf(f, ", \"node_steps\": %d", cfg->node_steps);
+    if (cfg->node_steps == SHIM_NODE_STEPS_AUTO)
+        fputs(", \"node_steps\": \"auto\"", f);
+    else
+        fprintf(f, ", \"node_steps\": %d", cfg->node_steps);
     if (cfg->grain)
         fprintf(f, ", \"grain_bytes\": %llu", (unsigned long long)cfg->grain);
     else

@@ -54,9 +54,10 @@ const shim_setting shim_settings[] = {
      .help = "the nodes node-level plans schedule: auto, the shared-memory nodes MPI finds; K, "
              "consecutive groups of K ranks of MPI_COMM_WORLD (1: one rank per node)"},
     {.name = "HRELAY_NODE_STEPS", .type = SHIM_SETTING_INT, .offset = FIELD(node_steps),
-     .min = 0, .max = 1024, .def = SHIM_DEFAULT_NODE_STEPS,
-     .help = "node-level plans: the steps of the node plan each rank keeps in flight (0: "
-             "HRELAY_WINDOW operations, as rank-level plans)"},
+     .min = 0, .max = 1024, .def = SHIM_NODE_STEPS_AUTO, .automatic = 1,
+     .help = "node-level plans: the steps of the node plan each rank keeps in flight; auto: "
+             "(N - 1) / 4 with N nodes, at least 1 and at most 4; 0: HRELAY_WINDOW operations, "
+             "as rank-level plans"},
     {.name = "HRELAY_VERBOSE", .type = SHIM_SETTING_INT, .offset = FIELD(verbose), .min = 0,
      .max = 2, .def = 0, .option = "--verbose[=N]", .option_value = "1",
      .help = "on stderr of rank 0: 1 the settings, each decision and a summary; 2 also one "

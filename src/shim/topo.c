@@ -109,9 +109,12 @@ int shim_topo_comms(shim_topo *st, MPI_Comm priv)
     return MPI_SUCCESS;
 }
 
-int shim_topo_steps(plan_algo algo)
+int shim_topo_steps(const shim_topo *st, plan_algo algo)
 {
-    return plan_algo_is_node(algo) ? shim_g.cfg.node_steps : 0;
+    if (!plan_algo_is_node(algo))
+        return 0;
+    return shim_g.cfg.node_steps == SHIM_NODE_STEPS_AUTO ? plan_topo_steps_default(&st->t)
+                                                          : shim_g.cfg.node_steps;
 }
 
 void shim_topo_free(shim_topo *st)

@@ -51,9 +51,10 @@ const plan_topo *shim_topo_nodes(const shim_topo *st);
  * rank). Returns an MPI error code. */
 int shim_topo_comms(shim_topo *st, MPI_Comm priv);
 
-/* The node steps a program of family algo keeps in flight (exec_opts.steps): HRELAY_NODE_STEPS
- * for node-level families, 0 (no limit: the window alone) for the others. */
-int shim_topo_steps(plan_algo algo);
+/* The node steps a program of family algo on topology st keeps in flight (exec_opts.steps):
+ * HRELAY_NODE_STEPS (auto: plan_topo_steps_default of st) for node-level families, 0 (no
+ * limit: the window alone) for the others. */
+int shim_topo_steps(const shim_topo *st, plan_algo algo);
 
 /* Frees what st holds (its communicators too); st may be zero-initialised. */
 void shim_topo_free(shim_topo *st);

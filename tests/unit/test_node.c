@@ -85,6 +85,13 @@ START_TEST(topology_numbering)
     ck_assert_int_eq(plan_topo_lanes(&t, 2), 2);
     ck_assert_int_eq(t.node_of[9], 2);
     plan_topo_free(&t);
+    /* node steps in flight by default: a quarter of the other nodes, 1 to 4 */
+    const int nodes[][2] = {{1, 1}, {2, 1}, {4, 1}, {8, 1}, {9, 2}, {16, 3}, {17, 4}, {64, 4}};
+    for (size_t k = 0; k < sizeof nodes / sizeof *nodes; k++) {
+        ck_assert_int_eq(plan_topo_consecutive(&t, 2 * nodes[k][0], 2, &err), 0);
+        ck_assert_int_eq(plan_topo_steps_default(&t), nodes[k][1]);
+        plan_topo_free(&t);
+    }
     ck_assert_int_eq(plan_topo_consecutive(&t, 10, 0, &err), -1);
     ck_assert_int_eq(plan_topo_parse("4,4,0,9", &t, &err), 0);
     ck_assert_int_eq(t.p, 4);
