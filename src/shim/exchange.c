@@ -244,6 +244,12 @@ static void remember(shim_site *site, uint64_t pattern)
     site->recent[0] = pattern;
 }
 
+/* Calls run at site without agreement since its last agreed one (site may be NULL: 0). */
+static uint64_t site_unchecked(const shim_site *site)
+{
+    return site ? site->st.unchecked - site->unchecked_mark : 0;
+}
+
 /* The agreed path, first part: describes the call, matches it against the cache, prepares the
  * likely run (nothing may fail after the agreement) and summarises the pattern; *ag is this
  * rank's part of the agreement. */
@@ -286,7 +292,7 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
                            .prev_whole_ps = rec->prev.whole_ps,
                            .prepared = c->run.slot,
                            .site = idx <= INT_MAX ? (int)idx : -1,
-                           .unchecked = c->site ? c->site->unchecked : 0,
+                           .unchecked = site_unchecked(c->site),
                            .summary = rec->summary};
 }
 
@@ -483,7 +489,7 @@ static int run_agreed(shim_call *c, uint64_t t0)
     feedback(rec, &ag);
     shim_history_update(rec, &ag, site, news);
     if (c->site) {
-        c->site->unchecked = 0;
+        c->site->unchecked_mark = c->site->st.unchecked;
         remember(c->site, c->pattern);
         c->site->st.new_patterns += (uint64_t)news;
     }

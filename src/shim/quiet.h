@@ -50,8 +50,7 @@ static inline void shim_count_unchecked(shim_comm *rec, shim_site *site, int qui
     st->calls++;
     st->algo_calls[PLAN_ALGO_NATIVE]++;
     st->cache_hits += (uint64_t)quiet;
-    st->unchecked += (uint64_t)quiet;
-    site->unchecked += (uint64_t)quiet;
+    st->unchecked += (uint64_t)quiet; /* the agreement's count too (site.h's unchecked_mark) */
     rec->last = PLAN_ALGO_NATIVE;
 }
 
