@@ -1,9 +1,9 @@
 /* The unchecked path's common case, inlined into the entry points (alltoallv.c): a call on the
  * thread's last communicator, from the line of its last call, in a run of calls left to MPI's
  * algorithm (exchange.c) and not sampled, runs the PMPI function at once with its own
- * arguments. Tiny repeated exchanges take 0.4 - 0.7 us natively; this path costs them a few
- * dozen instructions. Every other call goes to shim_alltoall_any, which decides the same
- * calls the same way. */
+ * arguments. Tiny repeated exchanges take 0.4 - 0.7 us natively; this path costs them about 75
+ * instructions, against about 200 through shim_alltoall_any, which decides every other call
+ * (and would decide these the same way). */
 #ifndef HRELAY_SHIM_QUIET_H
 #define HRELAY_SHIM_QUIET_H
 
