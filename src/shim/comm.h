@@ -4,6 +4,7 @@
 #define HRELAY_SHIM_COMM_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "plan/forecast.h"
@@ -89,9 +90,16 @@ int shim_comm_keyval_create(int *keyval);
  * agrees that every rank got its memory). NULL on every rank if it cannot be created. */
 shim_comm *shim_comm_get(MPI_Comm comm);
 
+/* Moves at every record deletion (comm_record.c); read it with shim_comm_epoch. */
+extern atomic_uint shim_comm_epochs;
+
 /* A number that changes whenever a record is deleted (its communicator freed), so that a
- * cache of communicator -> record stays valid as long as it does not change. */
-unsigned shim_comm_epoch(void);
+ * cache of communicator -> record stays valid as long as it does not change. (Inline: the
+ * unchecked path reads it on every call, quiet.h.) */
+static inline unsigned shim_comm_epoch(void)
+{
+    return atomic_load_explicit(&shim_comm_epochs, memory_order_acquire);
+}
 
 /* Frees the record of MPI_COMM_WORLD, if any (at MPI_Finalize); its sites join the world's. */
 void shim_comm_release_world(void);

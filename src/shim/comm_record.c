@@ -10,13 +10,7 @@
 #include "shim/comm.h"
 #include "shim/log.h"
 
-/* Moves at every record deletion (see shim_comm_epoch). */
-static atomic_uint epoch;
-
-unsigned shim_comm_epoch(void)
-{
-    return atomic_load_explicit(&epoch, memory_order_acquire);
-}
+atomic_uint shim_comm_epochs;
 
 /* Frees a record's memory (the private communicator is the caller's business). */
 static void record_free(shim_comm *rec)
@@ -82,7 +76,7 @@ static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
     (void)extra;
     if (!rec)
         return MPI_SUCCESS;
-    atomic_fetch_add_explicit(&epoch, 1, memory_order_acq_rel);
+    atomic_fetch_add_explicit(&shim_comm_epochs, 1, memory_order_acq_rel);
     shim_world *w = shim_g.world;
     if (w) {
         live(w, rec, 0);

@@ -37,30 +37,18 @@
 #include "shim/log.h"
 #include "shim/miss.h"
 #include "shim/node_gather.h"
+#include "shim/quiet.h"
 #include "shim/state.h"
 #include "shim/validate.h"
 
 /* Calls on a communicator and agreements between the tuning steps of exchange.c. */
 enum {
     QUIET_AFTER = 2, /* agreed calls without a plan before native runs unchecked */
-    SAMPLE = 16,     /* unchecked calls: time and bytes measured on one in this many */
     REMEASURE = 64   /* calls after a pattern's first before its candidates are measured a
                         second time */
 };
 
-/* Thread-local variables of the preloaded library use the initial-exec model: a plain load,
- * no call to __tls_get_addr (the library is loaded at start-up, where static TLS is there). */
-#define SHIM_TLS _Thread_local __attribute__((tls_model("initial-exec")))
-
-/* Depth of intercepted calls on this thread: a nested call (from inside hrelay) passes through. */
-static SHIM_TLS int shim_depth;
-
-/* This thread's last communicator and its record, valid while shim_comm_epoch has not moved
- * (a record's deletion moves it, so a freed communicator's handle reused for a new one is
- * never mistaken for the old one). */
-static SHIM_TLS MPI_Comm last_comm = MPI_COMM_NULL;
-static SHIM_TLS shim_comm *last_rec;
-static SHIM_TLS unsigned last_epoch;
+SHIM_TLS shim_thread shim_this_thread = {.comm = MPI_COMM_NULL};
 
 /* Applies the agreed time of the previous agreed call to its slot's choice (a plan's whole
  * call against MPI's exchange alone: what an unchecked native call costs). */
@@ -155,28 +143,23 @@ static void account(shim_site *site, plan_algo algo, uint64_t bytes, double t, i
 
 /* The unchecked path: PMPI with accounting (quiet: the call reused the communicator's
  * decision, counted as a cache hit). Calls are counted exactly; time and bytes are measured
- * on one call in SAMPLE of each site and scaled, which keeps the clock and the datatype
+ * on one call in SHIM_SAMPLE of each site and scaled, which keeps the clock and the datatype
  * query off the other calls (a few bytes per pair take 0.4 us natively). */
 static int run_unchecked(const shim_args *a, shim_comm *rec, shim_site *site, int quiet)
 {
-    int timed = site && site->st.calls % SAMPLE == 0;
+    int timed = site && site->st.calls % SHIM_SAMPLE == 0;
     uint64_t t0 = timed ? shim_ticks() : 0;
     int rc = shim_args_pmpi(a);
     if (rc != MPI_SUCCESS || !site)
         return rc;
     shim_stats *st = &site->st;
-    st->calls++;
-    st->algo_calls[PLAN_ALGO_NATIVE]++;
-    st->cache_hits += (uint64_t)quiet;
-    st->unchecked += (uint64_t)quiet;
-    site->unchecked += (uint64_t)quiet;
     if (timed) {
-        double t = shim_ticks_seconds(shim_ticks() - t0) * SAMPLE;
+        double t = shim_ticks_seconds(shim_ticks() - t0) * SHIM_SAMPLE;
         st->time_s += t;
         st->native_s += t;
-        st->bytes += shim_local_bytes(a, rec->p) * SAMPLE;
+        st->bytes += shim_local_bytes(a, rec->p) * SHIM_SAMPLE;
     }
-    rec->last = PLAN_ALGO_NATIVE;
+    shim_count_unchecked(rec, site, quiet);
     return rc;
 }
 
@@ -261,6 +244,12 @@ static void remember(shim_site *site, uint64_t pattern)
     site->recent[0] = pattern;
 }
 
+/* Calls run at site without agreement since its last agreed one (site may be NULL: 0). */
+static uint64_t site_unchecked(const shim_site *site)
+{
+    return site ? site->st.unchecked - site->unchecked_mark : 0;
+}
+
 /* The agreed path, first part: describes the call, matches it against the cache, prepares the
  * likely run (nothing may fail after the agreement) and summarises the pattern; *ag is this
  * rank's part of the agreement. */
@@ -303,7 +292,7 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
                            .prev_whole_ps = rec->prev.whole_ps,
                            .prepared = c->run.slot,
                            .site = idx <= INT_MAX ? (int)idx : -1,
-                           .unchecked = c->site ? c->site->unchecked : 0,
+                           .unchecked = site_unchecked(c->site),
                            .summary = rec->summary};
 }
 
@@ -512,7 +501,7 @@ static int run_agreed(shim_call *c, uint64_t t0)
     feedback(rec, &ag);
     shim_history_update(rec, &ag, site, news);
     if (c->site) {
-        c->site->unchecked = 0;
+        c->site->unchecked_mark = c->site->st.unchecked;
         remember(c->site, c->pattern);
         c->site->st.new_patterns += (uint64_t)news;
     }
@@ -564,9 +553,10 @@ static int run_agreed(shim_call *c, uint64_t t0)
  * intracommunicator, so the common case is one attribute lookup. */
 static shim_comm *record_of(MPI_Comm comm)
 {
+    shim_thread *t = &shim_this_thread;
     unsigned epoch = shim_comm_epoch();
-    if (comm == last_comm && epoch == last_epoch)
-        return last_rec;
+    if (comm == t->comm && epoch == t->epoch)
+        return t->rec;
     shim_comm *rec = NULL;
     int flag = 0, inter = 0;
     if (PMPI_Comm_get_attr(comm, shim_g.keyval, &rec, &flag) != MPI_SUCCESS || !flag) {
@@ -576,17 +566,15 @@ static shim_comm *record_of(MPI_Comm comm)
             return NULL;
         epoch = shim_comm_epoch();
     }
-    last_comm = comm;
-    last_rec = rec;
-    last_epoch = epoch;
+    *t = (shim_thread){.depth = t->depth, .comm = comm, .rec = rec, .epoch = epoch};
     return rec;
 }
 
 int shim_alltoall_any(const shim_args *a)
 {
-    if (!shim_g.active || shim_depth > 0 || a->comm == MPI_COMM_NULL)
+    if (!shim_g.active || shim_this_thread.depth > 0 || a->comm == MPI_COMM_NULL)
         return shim_args_pmpi(a);
-    shim_depth++;
+    shim_this_thread.depth++;
     shim_comm *rec = record_of(a->comm);
     int rc;
     if (!rec) {
@@ -604,6 +592,6 @@ int shim_alltoall_any(const shim_args *a)
             rc = run_agreed(&c, shim_ticks());
         }
     }
-    shim_depth--;
+    shim_this_thread.depth--;
     return rc;
 }

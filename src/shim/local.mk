@@ -27,7 +27,7 @@ libhrelay_la_SOURCES = \
 	src/shim/clock.h src/shim/clock.c \
 	src/shim/decide.h src/shim/decide.c \
 	src/shim/history.h src/shim/history.c \
-	src/shim/call.h src/shim/exchange.c \
+	src/shim/call.h src/shim/quiet.h src/shim/exchange.c \
 	src/shim/describe.h src/shim/describe.c \
 	src/shim/run.h src/shim/run.c \
 	src/shim/miss.h src/shim/miss.c \

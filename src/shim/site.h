@@ -19,7 +19,8 @@ typedef struct shim_site {
     shim_stats st;
     uint64_t recent[SHIM_SITE_RECENT]; /* this rank's part of the patterns of the site's
                                           last agreed calls (hashes; 0: none) */
-    uint64_t unchecked;    /* calls run here without agreement since the last agreed one */
+    uint64_t unchecked_mark; /* st.unchecked at the site's last agreed call (the calls run
+                                here without agreement since then are the difference) */
 } shim_site;
 
 /* The sites of one communicator (or, merged, of the process): a growing array with an index

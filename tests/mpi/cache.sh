@@ -6,7 +6,9 @@
 #  - a pattern that changes on one rank only is never served from the cache;
 #  - tiny exchanges run unchecked (no agreement) once native is decided, and a large pattern at
 #    another site is still planned within HRELAY_RECHECK calls;
-#  - the calibration file (HRELAY_CONFIG) is reported and changes the decision.
+#  - the calibration file (HRELAY_CONFIG) is reported and changes the decision;
+#  - under HRELAY_ALGO=native every call runs unchecked without reusing a decision (no cache
+#    hit), counted at its own site (the entry points' common case, src/shim/quiet.h).
 . "${srcdir:-.}/tests/mpi/common.sh"
 field() { python3 "${srcdir:-.}/tests/mpi/report_field.py" "$@" || hr_fail "report: $*"; }
 expect() { # expect WHAT GOT WANT
@@ -73,4 +75,14 @@ expect "calibrated native penalty" "$(field "$r" config cost.native_percent)" 10
 hr_run 3 HRELAY_TUNE=0 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" HRELAY_REPORT="$r" -- \
     ./tests/mpi/sites quiet 20 >"$HR_TMP/out" || hr_fail "never: $(cat "$HR_TMP/out")"
 expect "large under plan-never.cfg: native" "$(field "$r" "$e" algorithms.native)" 20
+
+hr_run 3 HRELAY_ALGO=native HRELAY_REPORT="$r" -- ./tests/mpi/sites quiet 40 >"$HR_TMP/out" ||
+    hr_fail "native: $(cat "$HR_TMP/out")"
+for s in D E; do
+    site="sites.c:$(line $s) "
+    expect "native $s: calls" "$(field "$r" "$site" calls)" 40
+    expect "native $s: native" "$(field "$r" "$site" algorithms.native)" 40
+    expect "native $s: hits" "$(field "$r" "$site" cache_hits)" 0
+    expect "native $s: unchecked" "$(field "$r" "$site" unchecked)" 0
+done
 exit 0

@@ -1,0 +1,95 @@
+/* The unchecked path's common case, inlined into the entry points (alltoallv.c): a call on the
+ * thread's last communicator, from the line of its last call, in a run of calls left to MPI's
+ * algorithm (exchange.c) and not sampled, runs the PMPI function at once with its own
+ * arguments. Tiny repeated exchanges take 0.4 - 0.7 us natively; this path costs them about 75
+ * instructions, against about 200 through shim_alltoall_any, which decides every other call
+ * (and would decide these the same way). */
+#ifndef HRELAY_SHIM_QUIET_H
+#define HRELAY_SHIM_QUIET_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "shim/comm.h"
+#include "shim/site.h"
+#include "shim/state.h"
+
+/* Thread-local variables of the preloaded library use the initial-exec model: a plain load,
+ * no call to __tls_get_addr (the library is loaded at start-up, where static TLS is there). */
+#define SHIM_TLS _Thread_local __attribute__((tls_model("initial-exec")))
+
+/* Unchecked calls: time and bytes measured on one in this many per site (exchange.c). */
+enum { SHIM_SAMPLE = 16 };
+
+/* What a thread knows between its intercepted calls (exchange.c owns it). */
+typedef struct shim_thread {
+    int depth;      /* intercepted calls in progress: a nested call (from inside hrelay or
+                       MPI) passes through */
+    MPI_Comm comm;  /* the last communicator with a record, MPI_COMM_NULL before any */
+    shim_comm *rec; /* and its record (NULL before any), valid while shim_comm_epoch is */
+    unsigned epoch; /* this (a record's deletion moves it, so a freed communicator's handle
+                       reused for a new one is never mistaken for the old one) */
+} shim_thread;
+
+extern SHIM_TLS shim_thread shim_this_thread;
+
+/* A call taking the unchecked path's common case, between shim_quiet_begin and shim_quiet_end:
+ * its record, its site, and whether it reuses the communicator's decision (else
+ * HRELAY_ALGO=native). */
+typedef struct shim_quiet {
+    shim_comm *rec;
+    shim_site *site;
+    int quiet;
+} shim_quiet;
+
+/* Counts a successful call run unchecked at site (quiet: it reused the communicator's
+ * decision, counted as a cache hit) on its record rec. */
+static inline void shim_count_unchecked(shim_comm *rec, shim_site *site, int quiet)
+{
+    shim_stats *st = &site->st;
+    st->calls++;
+    st->algo_calls[PLAN_ALGO_NATIVE]++;
+    st->cache_hits += (uint64_t)quiet;
+    st->unchecked += (uint64_t)quiet; /* the agreement's count too (site.h's unchecked_mark) */
+    rec->last = PLAN_ALGO_NATIVE;
+}
+
+/* Whether a call on comm from return address caller runs MPI's algorithm unchecked and
+ * unsampled, decided as shim_alltoall_any decides it (the same record, the same site, the same
+ * run of unchecked calls): then the call is counted on its communicator, *q is filled, and the
+ * caller runs the PMPI function and hands its result to shim_quiet_end. Returns 0, changing
+ * nothing, for every other call (it goes to shim_alltoall_any). */
+static inline int shim_quiet_begin(MPI_Comm comm, uintptr_t caller, shim_quiet *q)
+{
+    /* shim_alltoall_any's checks with record_of's and shim_site_of's cached cases (the
+     * thread's record is NULL until record_of found one, so MPI_COMM_NULL never matches),
+     * then its unchecked branches before its counting; a call run_unchecked would time goes
+     * there */
+    shim_thread *t = &shim_this_thread;
+    shim_comm *rec = t->rec;
+    if (!shim_g.active || t->depth > 0 || comm != t->comm || !rec ||
+        shim_comm_epoch() != t->epoch || shim_g.cfg.site_depth != 1 ||
+        caller != rec->sites.last_ra)
+        return 0;
+    shim_site *site = &rec->sites.site[rec->sites.last_site];
+    int request = rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
+    int quiet = request != PLAN_ALGO_NATIVE;
+    if ((quiet && rec->calls >= rec->quiet_until) || site->st.calls % SHIM_SAMPLE == 0)
+        return 0;
+    rec->calls++;
+    t->depth++;
+    *q = (shim_quiet){.rec = rec, .site = site, .quiet = quiet};
+    return 1;
+}
+
+/* Ends a call that shim_quiet_begin let through: accounts it to its site as
+ * shim_alltoall_any's unchecked path does. Returns rc, the PMPI function's result. */
+static inline int shim_quiet_end(const shim_quiet *q, int rc)
+{
+    shim_this_thread.depth--;
+    if (rc == MPI_SUCCESS)
+        shim_count_unchecked(q->rec, q->site, q->quiet);
+    return rc;
+}
+
+#endif
