@@ -17,7 +17,8 @@
 bench=./bench/alltoallv_bench
 csv=$HR_TMP/smoke.csv
 json=$HR_TMP/smoke.json
-families="pmpi native direct stepwise greedy walker-otto transpose forward auto"
+families="pmpi native direct stepwise greedy walker-otto transpose forward node-direct node-transpose
+node-forward node-aggregate auto"
 
 # run_bench RANKS OUTPUT ARGS...: the benchmark under hrelay; its output goes to OUTPUT.
 run_bench() {
