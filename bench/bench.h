@@ -55,6 +55,7 @@ typedef struct bench_opts {
     uint64_t moe_token_bytes; /* drift-moe: bytes per token, a multiple of BENCH_ELEM */
     double moe_capacity; /* drift-moe: capacity factor; 0: no capacity (dropless) */
     int fft_rows, fft_cols; /* fft patterns: the process grid; 0: MPI_Dims_create */
+    const char *matrices; /* a directory: write every call's byte matrix there, time nothing */
 } bench_opts;
 
 /* Fills o from argv. Returns -1 to go on, else the exit status (0 after --help, 2 for a usage

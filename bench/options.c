@@ -73,6 +73,10 @@ static void usage(FILE *out)
             "  --csv FILE        write the table as CSV\n"
             "  --json FILE       write the table and the run's facts as JSON\n"
             "  --quiet           no text table on standard output\n"
+            "  --matrices DIR    write the byte matrix of every pattern and size (of every call\n"
+            "                    a drifting one makes in the run) into DIR, in hrelay-plan's\n"
+            "                    format, as PATTERN-BYTES.txt (drifting: PATTERN-BYTES-cN.txt)\n"
+            "                    and exit without timing anything; DIR must exist\n"
             "  --inject-error    testing: corrupt one received byte of the first hrelay family's\n"
             "                    checked call, so the byte compare must fail (exit status 1)\n"
             "  --help            print this help\n"
@@ -261,7 +265,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
 {
     enum { O_PATTERNS = 256, O_SIZES, O_FAMILIES, O_REPS, O_WARMUP, O_RATE, O_DUPLEX, O_SEED, O_WO_K,
            O_REDIST, O_CSV, O_JSON, O_QUIET, O_INJECT, O_HELP, O_CHECK_EVERY, O_NODE_SIZE,
-           O_FFT_GRID, O_BFS_MAX, O_MOE_K, O_MOE_TOKEN, O_MOE_CAPACITY };
+           O_FFT_GRID, O_BFS_MAX, O_MOE_K, O_MOE_TOKEN, O_MOE_CAPACITY, O_MATRICES };
     static const struct option longopts[] = {
         {"patterns", required_argument, NULL, O_PATTERNS},
         {"sizes", required_argument, NULL, O_SIZES},
@@ -285,6 +289,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
         {"moe-k", required_argument, NULL, O_MOE_K},
         {"moe-token-bytes", required_argument, NULL, O_MOE_TOKEN},
         {"moe-capacity", required_argument, NULL, O_MOE_CAPACITY},
+        {"matrices", required_argument, NULL, O_MATRICES},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -354,6 +359,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
                   o->moe_token_bytes % BENCH_ELEM;
             break;
         case O_MOE_CAPACITY: bad = parse_double(optarg, &o->moe_capacity); break;
+        case O_MATRICES: o->matrices = optarg; break;
         case 'h':
         case O_HELP:
             if (print)

@@ -33,6 +33,29 @@ static int build_matrix(const bench_ctx *ctx, int k, uint64_t bytes, int call, u
     return rc;
 }
 
+/* Writes m (p x p elements) in bytes, one line per sender, as hrelay-plan reads it, to
+ * DIR/PATTERN-BYTES.txt (drifting: PATTERN-BYTES-cCALL.txt). Returns 0, or -1 (errno set). */
+static int write_matrix(const char *dir, const bench_pattern *pat, uint64_t bytes, int call,
+                        const uint64_t *m, int p)
+{
+    char path[4096];
+    if (pat->drift)
+        snprintf(path, sizeof path, "%s/%s-%llu-c%d.txt", dir, pat->name,
+                 (unsigned long long)bytes, call);
+    else
+        snprintf(path, sizeof path, "%s/%s-%llu.txt", dir, pat->name, (unsigned long long)bytes);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "# %s, %llu bytes per rank, P = %d%s: bytes rank i (line) sends to rank j\n",
+            pat->name, (unsigned long long)bytes, p, pat->drift ? ", one call" : "");
+    for (int i = 0; i < p; i++)
+        for (int j = 0; j < p; j++)
+            fprintf(f, "%llu%c", (unsigned long long)(m[(size_t)i * p + j] * BENCH_ELEM),
+                    j + 1 < p ? ' ' : '\n');
+    return fclose(f);
+}
+
 /* Keeps this rank's row and column of m as call n of seq and the call's bounds. Returns 0, or
  * -1 if a count or a displacement does not fit an int. */
 static int keep_call(bench_sequence *seq, const bench_ctx *ctx, const uint64_t *m, int n,
@@ -83,6 +106,11 @@ int bench_sequence_build(const bench_ctx *ctx, int k, uint64_t bytes, int ncalls
         rc = build_matrix(ctx, k, bytes, n, m, why, cap);
         if (rc == 0) {
             ok = keep_call(seq, ctx, m, n, scratch) == 0;
+            if (ok && ctx->opts->matrices && ctx->rank == 0 &&
+                write_matrix(ctx->opts->matrices, pat, bytes, n, m, p) != 0) {
+                perror(ctx->opts->matrices);
+                ok = 0;
+            }
             MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
             rc = all_ok ? 0 : -1;
         }
