@@ -84,21 +84,63 @@ static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step,
     return rc;
 }
 
-/* With a minimum step: the greedy schedule of whole messages in the duplex mode (plan_greedy,
- * plan_greedy_half) if its bandwidth term is at most bound + min_step per step (and it fits
- * max_segments), relabelled direct. Returns 1 with pl set, 0 (pl holds no memory) when it does
- * not qualify, or -1 with err set. */
+/* Matrices of at most this many ranks also try the stepwise schedule of whole messages (its
+ * planning is O(P^3) on dense matrices: 0.5 ms at P = 64, 23 ms at P = 256, docs/planning-time.md);
+ * node matrices are this small. */
+#define STEPWISE_WHOLE_MAX_P 128
+
+/* What a whole-message plan costs against the decomposition: its bandwidth term plus min_step
+ * per step (the exchange rate min_step sets between steps and bytes). */
+static unsigned __int128 whole_cost(const plan *pl, uint64_t min_step)
+{
+    return (unsigned __int128)plan_bandwidth_term(pl) + (unsigned __int128)min_step * pl->nsteps;
+}
+
+/* 1 if pl, a whole-message plan, stays within bound + min_step per step and max_segments. */
+static int whole_qualifies(const plan *pl, uint64_t bound, const plan_direct_opts *opts)
+{
+    if (opts->max_segments && pl->nsegments > opts->max_segments)
+        return 0;
+    return whole_cost(pl, 0) <= bound ||
+           (unsigned __int128)opts->min_step_bytes * pl->nsteps >= whole_cost(pl, 0) - bound;
+}
+
+/* With a minimum step: a schedule of whole messages in the duplex mode, relabelled direct, if
+ * its bandwidth term is at most bound + min_step per step (and it fits max_segments): the
+ * greedy schedule (plan_greedy, plan_greedy_half) or, on matrices of at most
+ * STEPWISE_WHOLE_MAX_P ranks, the stepwise one (plan_stepwise, plan_stepwise_half: the fewest
+ * steps), whichever qualifying one has the smaller bandwidth term plus min_step per step (greedy
+ * on a tie). Returns 1 with pl set, 0 (pl holds no memory) when neither qualifies, or -1 with err
+ * set. */
 static int try_whole_messages(const plan_matrix *m, plan_duplex duplex, uint64_t bound,
                               const plan_direct_opts *opts, plan *pl, plan_error *err)
 {
-    if ((duplex == PLAN_DUPLEX_HALF ? plan_greedy_half : plan_greedy)(m, pl, err))
+    int half = duplex == PLAN_DUPLEX_HALF;
+    if ((half ? plan_greedy_half : plan_greedy)(m, pl, err))
         return -1;
-    uint64_t bw = plan_bandwidth_term(pl);
-    if ((opts->max_segments && pl->nsegments > opts->max_segments) ||
-        (bw > bound && (unsigned __int128)opts->min_step_bytes * pl->nsteps < bw - bound)) {
+    int have = whole_qualifies(pl, bound, opts);
+    if (!have)
         plan_free(pl);
-        return 0;
+    if (m->p <= STEPWISE_WHOLE_MAX_P) {
+        plan sw;
+        if ((half ? plan_stepwise_half : plan_stepwise)(m, &sw, err)) {
+            if (have)
+                plan_free(pl);
+            return -1;
+        }
+        if (whole_qualifies(&sw, bound, opts) &&
+            (!have || whole_cost(&sw, opts->min_step_bytes) <
+                          whole_cost(pl, opts->min_step_bytes))) {
+            if (have)
+                plan_free(pl);
+            *pl = sw;
+            have = 1;
+        } else {
+            plan_free(&sw);
+        }
     }
+    if (!have)
+        return 0;
     pl->algo = PLAN_ALGO_DIRECT;
     pl->min_step_bytes = opts->min_step_bytes;
     return 1;
