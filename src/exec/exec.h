@@ -64,6 +64,10 @@ typedef struct exec_opts {
     int window;
     int steps;
     int tag;
+    size_t sync_steps; /* 0: as above; n > 0: the plan's n steps run one at a time, every rank
+                          of the communicator completing a step before any starts the next (a
+                          barrier between steps, on every rank, with operations or without);
+                          window and steps are then not used */
 } exec_opts;
 
 /* Default window, chosen by measurement (see exec/run.c). */

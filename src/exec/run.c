@@ -191,6 +191,35 @@ static int must_wait(const runner *r, size_t need, size_t step, size_t window, s
     return r->q.n + need > window || (steps && r->q.slot[r->q.head].step + steps <= step);
 }
 
+/* Posts the operations of step `step` from receive *k and send *i on (the caller's indices
+ * advance past them), once the window and the steps in flight let them in. */
+static int post_step(runner *r, size_t step, size_t *i, size_t *k, size_t window, size_t steps)
+{
+    const plan_local *lo = r->c.v->lo;
+    size_t iend, kend;
+    size_t need = exec_ops_at(lo->recvs, lo->nrecvs, *k, step, &kend) +
+                  exec_ops_at(lo->sends, lo->nsends, *i, step, &iend);
+    int rc = MPI_SUCCESS;
+    while (rc == MPI_SUCCESS && must_wait(r, need, step, window, steps))
+        rc = complete_oldest(r);
+    for (; rc == MPI_SUCCESS && *k < kend; ++*k)
+        if (lo->recvs[*k].bytes > 0)
+            rc = post_recv(r, *k, step);
+    for (; rc == MPI_SUCCESS && *i < iend; ++*i)
+        if (lo->sends[*i].bytes > 0)
+            rc = post_send(r, *i, step);
+    return rc;
+}
+
+/* Completes every operation in flight. */
+static int drain(runner *r)
+{
+    int rc = MPI_SUCCESS;
+    while (rc == MPI_SUCCESS && r->q.n > 0)
+        rc = complete_oldest(r);
+    return rc;
+}
+
 /* Posts every operation in step order within the window and the steps in flight, then
  * completes the rest. */
 static int run_steps(runner *r, size_t window, size_t steps)
@@ -202,20 +231,24 @@ static int run_steps(runner *r, size_t window, size_t steps)
         size_t step = i < lo->nsends ? lo->sends[i].step : SIZE_MAX;
         if (k < lo->nrecvs && lo->recvs[k].step < step)
             step = lo->recvs[k].step;
-        size_t iend, kend;
-        size_t need = exec_ops_at(lo->recvs, lo->nrecvs, k, step, &kend) +
-                      exec_ops_at(lo->sends, lo->nsends, i, step, &iend);
-        while (rc == MPI_SUCCESS && must_wait(r, need, step, window, steps))
-            rc = complete_oldest(r);
-        for (; rc == MPI_SUCCESS && k < kend; k++)
-            if (lo->recvs[k].bytes > 0)
-                rc = post_recv(r, k, step);
-        for (; rc == MPI_SUCCESS && i < iend; i++)
-            if (lo->sends[i].bytes > 0)
-                rc = post_send(r, i, step);
+        rc = post_step(r, step, &i, &k, window, steps);
     }
-    while (rc == MPI_SUCCESS && r->q.n > 0)
-        rc = complete_oldest(r);
+    return rc == MPI_SUCCESS ? drain(r) : rc;
+}
+
+/* Runs steps 0 .. nsteps - 1 one at a time: each completes here, then a barrier over comm, so
+ * that no rank starts a step before every rank finished the one before. */
+static int run_synced(runner *r, size_t nsteps, MPI_Comm comm)
+{
+    size_t i = 0, k = 0;
+    int rc = MPI_SUCCESS;
+    for (size_t step = 0; step < nsteps && rc == MPI_SUCCESS; step++) {
+        rc = post_step(r, step, &i, &k, SIZE_MAX, 0);
+        if (rc == MPI_SUCCESS)
+            rc = drain(r);
+        if (rc == MPI_SUCCESS && step + 1 < nsteps)
+            rc = PMPI_Barrier(comm);
+    }
     return rc;
 }
 
@@ -225,7 +258,7 @@ int exec_view_run(exec_view *v, MPI_Comm comm, const exec_opts *o)
     const plan_local *lo = v->lo;
     const exec_exchange *x = v->x;
     int rc = exec_view_alloc(v);
-    if (rc != MPI_SUCCESS || (lo->nsends == 0 && lo->nrecvs == 0))
+    if (rc != MPI_SUCCESS || (lo->nsends == 0 && lo->nrecvs == 0 && o->sync_steps < 2))
         return rc;
     exec_stash_reset(&v->stash, v);
     if (v->cuts.n)
@@ -234,14 +267,14 @@ int exec_view_run(exec_view *v, MPI_Comm comm, const exec_opts *o)
     size_t window = o->window > 0 ? (size_t)o->window : 1;
     size_t steps = o->steps > 0 ? (size_t)o->steps : 0, ops = lo->nsends + lo->nrecvs;
     runner r = {.c = {.v = v, .comm = comm}, .tag = o->tag};
-    r.q.cap = (window < ops ? window : ops) + v->max_ops;
+    r.q.cap = (window < ops ? window : ops) + v->max_ops + 1;
     r.q.slot = calloc(r.q.cap, sizeof *r.q.slot);
     r.rslot = calloc(lo->nrecvs ? lo->nrecvs : 1, sizeof *r.rslot);
     int need_elem = !x->send.type.dense && x->send.type.size > 0;
     if (need_elem)
         r.c.elem = malloc((size_t)x->send.type.size);
     if (r.q.slot && r.rslot && (!need_elem || r.c.elem)) {
-        rc = run_steps(&r, window, steps);
+        rc = o->sync_steps ? run_synced(&r, o->sync_steps, comm) : run_steps(&r, window, steps);
         if (rc != MPI_SUCCESS)
             abandon(&r);
     } else {

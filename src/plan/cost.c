@@ -252,6 +252,11 @@ uint64_t plan_cost_planning_forward(const plan_matrix *m, uint64_t packet_bytes,
     return plan_cost_planning(m, sat_mul(packets, PLAN_COST_FORWARD_UNITS), c);
 }
 
+uint64_t plan_cost_barrier(int p, const plan_cost_params *c)
+{
+    return sat_mul(c->alpha_ps, ceil_log2(p));
+}
+
 uint64_t plan_cost_gather(int p, const plan_cost_params *c)
 {
     uint64_t bytes = sat_mul(sat_mul((uint64_t)p, (uint64_t)p), 8);

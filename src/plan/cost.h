@@ -122,6 +122,11 @@ enum { PLAN_COST_FORWARD_UNITS = 128 };
 uint64_t plan_cost_planning_forward(const plan_matrix *m, uint64_t packet_bytes,
                                     const plan_cost_params *c);
 
+/* Modeled time in picoseconds of a barrier over p ranks (a dissemination barrier: ceil(log2 p)
+ * rounds of one small message each), what each step of a plan run in synchronised steps
+ * (exec_opts.sync_steps) adds. */
+uint64_t plan_cost_barrier(int p, const plan_cost_params *c);
+
 /* Modeled time in picoseconds of exchanging the p x p matrix (an allgather of p 8-byte words
  * per rank: ceil(log2 p) latencies plus the bytes every rank receives). */
 uint64_t plan_cost_gather(int p, const plan_cost_params *c);

@@ -7,6 +7,7 @@
 
 #include "shim/cache.h"
 #include "shim/comm.h"
+#include "shim/state.h"
 
 void shim_prog_release(shim_prog *p)
 {
@@ -14,6 +15,17 @@ void shim_prog_release(shim_prog *p)
         return;
     plan_local_free(&p->lo);
     free(p);
+}
+
+void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p)
+{
+    prog->steps = shim_topo_steps(st, prog->algo);
+    prog->sync_steps = shim_topo_sync(st, prog->algo, prog->nsteps, prog->model_ps, p);
+    if (prog->sync_steps) {
+        uint64_t barriers = plan_cost_barrier(p, &shim_g.cfg.cost) * (prog->sync_steps - 1);
+        prog->model_ps = prog->model_ps > UINT64_MAX - barriers ? UINT64_MAX
+                                                                 : prog->model_ps + barriers;
+    }
 }
 
 void shim_slot_clear(shim_slot *s)

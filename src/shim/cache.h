@@ -9,6 +9,7 @@
 #include "plan/choose.h"
 #include "plan/local.h"
 #include "plan/plan.h"
+#include "shim/topo.h"
 
 struct shim_comm;
 
@@ -26,10 +27,17 @@ typedef struct shim_prog {
     uint64_t mean_transfer; /* bytes per transfer of the whole plan */
     uint32_t max_ops;       /* the most transfers one rank sends and receives in the plan */
     int steps; /* steps in flight when it runs (exec_opts.steps; shim_topo_steps) */
+    size_t sync_steps; /* nsteps when it runs in synchronised steps (exec_opts.sync_steps;
+                          shim_topo_sync; model_ps then includes the barriers), else 0 */
 } shim_prog;
 
 /* Releases one reference (freeing at the last); p may be NULL. */
 void shim_prog_release(shim_prog *p);
+
+/* Sets how prog runs on topology st of p ranks, from its family, steps and model: its steps in
+ * flight (shim_topo_steps) and synchronised steps (shim_topo_sync), adding the barriers of
+ * synchronised steps to its model. */
+void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p);
 
 /* What a call's pattern is matched on besides the bytes: the call kind, MPI_IN_PLACE, the
  * request it is run for, and the type facts (gcd of the type sizes, denseness). */

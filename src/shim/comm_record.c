@@ -151,11 +151,13 @@ static shim_comm *record_alloc(int p, int nslots)
     return rec;
 }
 
-/* Creates comm's record (collective over comm); NULL on every rank on failure. */
+/* Creates comm's record (collective over comm); NULL on every rank on failure. One allreduce
+ * besides the duplicate where the topology is known without communication
+ * (shim_topo_init_local). */
 static shim_comm *record_create(MPI_Comm comm)
 {
     MPI_Comm priv;
-    int p, rank, ok;
+    int p, rank, local = 0;
 
     if (PMPI_Comm_dup(comm, &priv) != MPI_SUCCESS)
         return NULL;
@@ -163,13 +165,17 @@ static shim_comm *record_create(MPI_Comm comm)
     PMPI_Comm_size(priv, &p);
     PMPI_Comm_rank(priv, &rank);
     shim_comm *rec = record_alloc(p, shim_g.cfg.cache_size);
-    ok = rec != NULL &&
-         shim_agree_type_create(shim_agree_words(rec->summary.nblocks), &rec->agree_type) ==
-             MPI_SUCCESS &&
-         live(shim_g.world, rec, 1) == 0;
-    if (PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, priv) != MPI_SUCCESS)
-        ok = 0;
-    if (ok && rec) {
+    /* ok: [the record, the topology found locally]; MIN over ranks */
+    int ok[2] = {rec != NULL &&
+                     shim_agree_type_create(shim_agree_words(rec->summary.nblocks),
+                                            &rec->agree_type) == MPI_SUCCESS &&
+                     live(shim_g.world, rec, 1) == 0,
+                 1};
+    if (rec)
+        local = shim_topo_init_local(&rec->topo, priv, p, shim_g.cfg.node_size, &ok[1]);
+    if (PMPI_Allreduce(MPI_IN_PLACE, ok, 2, MPI_INT, MPI_MIN, priv) != MPI_SUCCESS)
+        ok[0] = 0;
+    if (ok[0] && rec) {
         rec->priv = priv;
         rec->p = p;
         rec->rank = rank;
@@ -177,12 +183,15 @@ static shim_comm *record_create(MPI_Comm comm)
         rec->last = -1;
         rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
         rec->quiet_len = SHIM_QUIET_FIRST;
-        if (shim_topo_init(&rec->topo, priv, p, rank, shim_g.cfg.node_size) == MPI_SUCCESS &&
+        if (local && !ok[1])
+            shim_topo_one(&rec->topo, p); /* some rank ran out of memory */
+        if ((local || shim_topo_init(&rec->topo, priv, p, rank, shim_g.cfg.node_size) ==
+                          MPI_SUCCESS) &&
             PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
             return rec;
-        shim_topo_free(&rec->topo);
     }
     if (rec) {
+        shim_topo_free(&rec->topo);
         live(shim_g.world, rec, 0);
         if (rec->agree_type != MPI_DATATYPE_NULL)
             PMPI_Type_free(&rec->agree_type);

@@ -86,7 +86,7 @@ int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matr
     if (!ops) /* unknown: as if the window mattered */
         prog->max_ops = UINT32_MAX;
     free(ops);
-    prog->steps = shim_topo_steps(&rec->topo, algo);
+    shim_prog_set_run(prog, &rec->topo, rec->p);
     dump(rec, &pl, m);
     int rc = plan_local_detach(&prog->lo, &err);
     plan_free(&pl);

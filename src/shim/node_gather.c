@@ -130,7 +130,7 @@ static shim_prog *plan_own(shim_comm *rec, const plan_matrix *nm, const uint64_t
     prog->nsteps = plan_steps(&np, nm);
     prog->nsegments = np.nsegments; /* of the node plan: no rank has the whole plan */
     prog->model_ps = plan_cost_plan(&np, &shim_g.cfg.cost); /* the NICs' time */
-    prog->steps = shim_topo_steps(&rec->topo, PLAN_ALGO_NODE_DIRECT);
+    shim_prog_set_run(prog, &rec->topo, rec->p);
     plan_free(&np);
     return prog;
 }

@@ -103,6 +103,10 @@ static void write_config(FILE *f, const shim_config *cfg)
         fputs(", \"node_steps\": \"auto\"", f);
     else
         fprintf(f, ", \"node_steps\": %d", cfg->node_steps);
+    if (cfg->node_sync == SHIM_NODE_SYNC_AUTO)
+        fputs(", \"node_sync\": \"auto\"", f);
+    else
+        fprintf(f, ", \"node_sync\": %d", cfg->node_sync);
     if (cfg->grain)
         fprintf(f, ", \"grain_bytes\": %llu", (unsigned long long)cfg->grain);
     else

@@ -28,6 +28,7 @@ int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const
     exec_view_free(r->view);
     r->view = NULL;
     r->steps = prog->steps;
+    r->sync_steps = prog->sync_steps;
     if (exec_view_create(&prog->lo, x, &r->view) != MPI_SUCCESS ||
         exec_view_staging(r->view) > shim_g.cfg.max_staging)
         return -1;
@@ -77,7 +78,7 @@ int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x,
         int window = r->variant && shim_g.cfg.window > SHIM_SMALL_WINDOW ? SHIM_SMALL_WINDOW
                                                                            : shim_g.cfg.window;
         exec_opts opts = {.window = r->steps ? INT_MAX : window, .steps = r->steps,
-                          .tag = SHIM_TAG_PLAN};
+                          .tag = SHIM_TAG_PLAN, .sync_steps = r->sync_steps};
         rc = exec_self_copy(x, rec->priv);
         if (rc == MPI_SUCCESS)
             rc = exec_view_run(r->view, rec->priv, &opts);

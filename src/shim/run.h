@@ -26,6 +26,7 @@ typedef struct shim_run {
     plan_algo algo; /* the family the call runs */
     int variant;    /* 0: with HRELAY_WINDOW operations in flight, 1: SHIM_SMALL_WINDOW */
     int steps;      /* the prepared program's steps in flight (shim_prog.steps) */
+    size_t sync_steps; /* the prepared program's synchronised steps (shim_prog.sync_steps) */
 } shim_run;
 
 /* Releases what a call prepared (r stays usable). */

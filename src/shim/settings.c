@@ -55,9 +55,16 @@ const shim_setting shim_settings[] = {
              "consecutive groups of K ranks of MPI_COMM_WORLD (1: one rank per node)"},
     {.name = "HRELAY_NODE_STEPS", .type = SHIM_SETTING_INT, .offset = FIELD(node_steps),
      .min = 0, .max = 1024, .def = SHIM_NODE_STEPS_AUTO, .automatic = 1,
-     .help = "node-level plans: the steps of the node plan each rank keeps in flight; auto: "
+     .help = "node-level plans not run in synchronised steps (HRELAY_NODE_SYNC): the steps of "
+             "the node plan each rank keeps in flight; auto: "
              "(N - 1) / 4 with N nodes, at least 1 and at most 4; 0: HRELAY_WINDOW operations, "
              "as rank-level plans"},
+    {.name = "HRELAY_NODE_SYNC", .type = SHIM_SETTING_INT, .offset = FIELD(node_sync),
+     .min = 0, .max = 1, .def = SHIM_NODE_SYNC_AUTO, .automatic = 1,
+     .help = "node-level plans: 1 runs the node steps one at a time, every rank finishing a "
+             "step before any starts the next (a barrier between them); 0 keeps "
+             "HRELAY_NODE_STEPS in flight; auto: 1 where the barriers are modeled at most 1/8 "
+             "of the plan's time"},
     {.name = "HRELAY_VERBOSE", .type = SHIM_SETTING_INT, .offset = FIELD(verbose), .min = 0,
      .max = 2, .def = 0, .option = "--verbose[=N]", .option_value = "1",
      .help = "on stderr of rank 0: 1 the settings, each decision and a summary; 2 also one "

@@ -46,9 +46,13 @@ enum {
     SHIM_SITE_FRAMES = 8,       /* HRELAY_SITE_DEPTH: at most this many frames per call site */
     SHIM_NODE_AUTO = 0,         /* HRELAY_NODE_SIZE=auto: the nodes MPI_Comm_split_type finds */
     SHIM_NODE_SIZE_MAX = 1 << 20, /* HRELAY_NODE_SIZE: the largest K */
-    SHIM_NODE_STEPS_AUTO = -1   /* HRELAY_NODE_STEPS=auto: plan_topo_steps_default of the
+    SHIM_NODE_STEPS_AUTO = -1,  /* HRELAY_NODE_STEPS=auto: plan_topo_steps_default of the
                                    communicator's nodes (measured: docs/algorithms.md,
                                    "Node-level families in the shim") */
+    SHIM_NODE_SYNC_AUTO = -1,   /* HRELAY_NODE_SYNC=auto: where the barriers are cheap enough
+                                   (shim_topo_sync) */
+    SHIM_NODE_SYNC_SHARE = 8    /* HRELAY_NODE_SYNC=auto: a node plan's barriers may cost up
+                                   to 1 / 8 of its modeled time */
 };
 
 /* Settings from the HRELAY_* environment and HRELAY_CONFIG, read on rank 0 and broadcast
@@ -73,6 +77,7 @@ typedef struct shim_config {
     int node_size;              /* HRELAY_NODE_SIZE: SHIM_NODE_AUTO or K ranks per node */
     int node_steps;             /* HRELAY_NODE_STEPS: node steps in flight (0: HRELAY_WINDOW;
                                    SHIM_NODE_STEPS_AUTO: by the number of nodes) */
+    int node_sync;              /* HRELAY_NODE_SYNC: 0, 1, or SHIM_NODE_SYNC_AUTO */
     plan_cost_params cost;      /* HRELAY_CONFIG, HRELAY_ALPHA, HRELAY_BETA, built-in defaults */
     int calibrated;             /* cost came from HRELAY_CONFIG */
     char report[SHIM_PATH_MAX]; /* HRELAY_REPORT, "" for none */

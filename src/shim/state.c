@@ -25,5 +25,31 @@ void shim_world_free(shim_world *w)
     shim_comm_summaries_free(&w->comms);
     free(w->live);
     free(w->dumped);
+    free(w->node_label);
     free(w);
+}
+
+int shim_world_labels(shim_world *w, int rank, int size)
+{
+    int32_t *label = malloc((size_t)size * sizeof *label);
+    int ok = label != NULL, lowest = rank, rc;
+    MPI_Comm shm = MPI_COMM_NULL;
+    rc = PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allreduce(&rank, &lowest, 1, MPI_INT, MPI_MIN, shm);
+    if (shm != MPI_COMM_NULL)
+        PMPI_Comm_free(&shm);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS && ok) {
+        label[rank] = lowest;
+        rc = PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, label, 1, MPI_INT32_T,
+                            MPI_COMM_WORLD);
+    }
+    if (rc != MPI_SUCCESS || !ok) {
+        free(label);
+        label = NULL;
+    }
+    w->node_label = label;
+    return rc;
 }

@@ -24,6 +24,9 @@ typedef struct shim_world {
     shim_comm_summaries comms; /* topologies of freed communicators (comm_summary.h) */
     struct shim_comm **live; /* records of communicators not freed yet */
     size_t nlive, cap_live;
+    int32_t *node_label; /* HRELAY_NODE_SIZE=auto: the shared-memory node of every rank of
+                            MPI_COMM_WORLD, as its lowest world rank (shim_world_labels); NULL
+                            when unknown (a communicator's topology is then found over it) */
     uint64_t *dumped; /* hashes of plans already written to HRELAY_DUMP */
     size_t ndumped, cap_dumped;
     int dump_warned;
@@ -34,6 +37,11 @@ shim_world *shim_world_create(void);
 
 /* Frees w (NULL is fine). */
 void shim_world_free(shim_world *w);
+
+/* Collective over MPI_COMM_WORLD (size ranks, this one `rank`): finds the shared-memory node of
+ * every rank of MPI_COMM_WORLD into w->node_label, or leaves it NULL on every rank if some rank
+ * ran out of memory or MPI failed. Returns an MPI error code. */
+int shim_world_labels(shim_world *w, int rank, int size);
 
 /* Takes w's lock, under MPI_THREAD_MULTIPLE only: at lower thread levels one thread at a time
  * calls MPI, so the per-call path pays no locking. */

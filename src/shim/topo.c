@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/cost.h"
 #include "plan/node.h"
 #include "shim/state.h"
 #include "shim/topo.h"
@@ -74,6 +75,68 @@ int shim_topo_init(shim_topo *st, MPI_Comm priv, int p, int rank, int node_size)
     return rc;
 }
 
+/* The world rank of each of comm's p ranks into world; 1 if all are ranks of MPI_COMM_WORLD,
+ * 0 if some is not, -1 if MPI failed. */
+static int world_ranks(MPI_Comm comm, int p, int *world)
+{
+    MPI_Group g, wg;
+    if (PMPI_Comm_group(comm, &g) != MPI_SUCCESS)
+        return -1;
+    if (PMPI_Comm_group(MPI_COMM_WORLD, &wg) != MPI_SUCCESS) {
+        PMPI_Group_free(&g);
+        return -1;
+    }
+    int *in = malloc((size_t)p * sizeof *in), rc = in ? 1 : -1;
+    for (int i = 0; in && i < p; i++)
+        in[i] = i;
+    if (in && PMPI_Group_translate_ranks(g, p, in, wg, world) != MPI_SUCCESS)
+        rc = -1;
+    for (int i = 0; rc == 1 && i < p; i++)
+        if (world[i] == MPI_UNDEFINED)
+            rc = 0;
+    free(in);
+    PMPI_Group_free(&g);
+    PMPI_Group_free(&wg);
+    return rc;
+}
+
+int shim_topo_init_local(shim_topo *st, MPI_Comm comm, int p, int node_size, int *ok)
+{
+    memset(st, 0, sizeof *st);
+    st->node = st->leaders = MPI_COMM_NULL;
+    st->node_size = node_size;
+    *ok = 1;
+    const int32_t *world_label = shim_g.world ? shim_g.world->node_label : NULL;
+    if (node_size == SHIM_NODE_AUTO && !world_label)
+        return 0;
+    if (node_size != 1) {
+        int *world = malloc((size_t)p * sizeof *world);
+        int32_t *label = malloc((size_t)p * sizeof *label);
+        int found = world && label ? world_ranks(comm, p, world) : -1;
+        if (found == 0) {
+            free(world);
+            free(label);
+            return 0;
+        }
+        plan_error err;
+        for (int i = 0; found == 1 && i < p; i++)
+            label[i] = node_size == SHIM_NODE_AUTO ? world_label[world[i]] : world[i] / node_size;
+        *ok = found == 1 && plan_topo_init(&st->t, p, label, &err) == 0;
+        free(world);
+        free(label);
+        if (!*ok || st->t.n == p)
+            plan_topo_free(&st->t); /* one rank per node */
+    }
+    describe(st, p);
+    return 1;
+}
+
+void shim_topo_one(shim_topo *st, int p)
+{
+    plan_topo_free(&st->t);
+    describe(st, p);
+}
+
 const plan_topo *shim_topo_plan(const shim_topo *st)
 {
     return st->t.p ? &st->t : NULL;
@@ -115,6 +178,19 @@ int shim_topo_steps(const shim_topo *st, plan_algo algo)
         return 0;
     return shim_g.cfg.node_steps == SHIM_NODE_STEPS_AUTO ? plan_topo_steps_default(&st->t)
                                                           : shim_g.cfg.node_steps;
+}
+
+size_t shim_topo_sync(const shim_topo *st, plan_algo algo, size_t nsteps, uint64_t model_ps,
+                      int p)
+{
+    int sync = shim_g.cfg.node_sync;
+    if (!plan_algo_is_node(algo) || !shim_topo_plan(st) || nsteps < 2 || sync == 0)
+        return 0;
+    if (sync == 1)
+        return nsteps;
+    unsigned __int128 barriers = (unsigned __int128)plan_cost_barrier(p, &shim_g.cfg.cost) *
+                                 (nsteps - 1) * SHIM_NODE_SYNC_SHARE;
+    return barriers <= model_ps ? nsteps : 0;
 }
 
 void shim_topo_free(shim_topo *st)

@@ -37,6 +37,18 @@ typedef struct shim_topo {
  * then. */
 int shim_topo_init(shim_topo *st, MPI_Comm priv, int p, int rank, int node_size);
 
+/* Finds the topology of comm (p ranks) without any communication where the node of every rank
+ * is known from MPI_COMM_WORLD: HRELAY_NODE_SIZE = 1 or K, or auto once shim_world_labels
+ * found the world's nodes, and every rank of comm is a rank of MPI_COMM_WORLD (not so after
+ * MPI_Comm_spawn or MPI_Comm_connect). The same topology as shim_topo_init. Returns 1 when it
+ * applies, with *ok 0 where this rank ran out of memory (the caller agrees on *ok and calls
+ * shim_topo_one on every rank where some rank failed); 0 when it does not (on every rank of
+ * comm alike: they share its group), st then for shim_topo_init. */
+int shim_topo_init_local(shim_topo *st, MPI_Comm comm, int p, int node_size, int *ok);
+
+/* Makes st one rank per node on p ranks (freeing the placement it held). */
+void shim_topo_one(shim_topo *st, int p);
+
 /* The placement plans are built under: NULL when every node holds one rank (the rank-level
  * view, plan_options.topo NULL). */
 const plan_topo *shim_topo_plan(const shim_topo *st);
@@ -55,6 +67,14 @@ int shim_topo_comms(shim_topo *st, MPI_Comm priv);
  * HRELAY_NODE_STEPS (auto: plan_topo_steps_default of st) for node-level families, 0 (no
  * limit: the window alone) for the others. */
 int shim_topo_steps(const shim_topo *st, plan_algo algo);
+
+/* The steps a program of family algo (nsteps steps, modeled at model_ps without barriers) on
+ * topology st runs synchronised (exec_opts.sync_steps): nsteps for a node-level family on a
+ * topology with a node of several ranks under HRELAY_NODE_SYNC=1, or =auto where nsteps - 1
+ * barriers over p ranks (plan_cost_barrier) are modeled at most 1 / SHIM_NODE_SYNC_SHARE of
+ * model_ps; else 0 (HRELAY_NODE_STEPS in flight, shim_topo_steps). The same on every rank. */
+size_t shim_topo_sync(const shim_topo *st, plan_algo algo, size_t nsteps, uint64_t model_ps,
+                      int p);
 
 /* Frees what st holds (its communicators too); st may be zero-initialised. */
 void shim_topo_free(shim_topo *st);
