@@ -46,6 +46,23 @@ static uint64_t best_score(const plan_choice *ch)
     return best;
 }
 
+/* The smallest, over the explored candidates measured at least twice in this round, of their
+ * slowest call (UINT64_MAX if none): what a clear loser's fastest call is compared with, so
+ * that one lucky call of a candidate fast only now and then drops nobody. */
+static uint64_t loss_bar(const plan_choice *ch)
+{
+    uint64_t bar = UINT64_MAX;
+    for (int i = 0; i < ch->explore; i++) {
+        const plan_samples *r = &ch->samples[i];
+        uint64_t worst = 0;
+        for (uint32_t k = 0; k < r->n; k++)
+            worst = r->t[k] > worst ? r->t[k] : worst;
+        if (r->n >= 2 && worst < bar)
+            bar = worst;
+    }
+    return bar;
+}
+
 /* Whether score is more than pct percent of best. */
 static int beyond(uint64_t score, uint64_t best, uint32_t pct)
 {
@@ -198,26 +215,46 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t me
     c->runs++;
     if (measured_ps < c->best_ps)
         c->best_ps = measured_ps;
-    plan_samples *second = &ch->second[i];
-    if (!ch->reopened)
-        c->score_ps = c->best_ps;
-    else if (second->n < PLAN_CHOICE_SECOND) {
-        second->t[second->n++] = measured_ps;
-        c->score_ps = lower_median(second->t, second->n);
+    plan_samples *round = &ch->samples[i];
+    if (round->n < PLAN_CHOICE_SECOND) {
+        round->t[round->n++] = measured_ps;
+        c->score_ps = lower_median(round->t, round->n);
     }
-    uint64_t best = best_score(ch);
-    for (int k = 0; !ch->reopened && k < ch->explore; k++)
-        if (ch->cand[k].score_ps != UINT64_MAX &&
-            beyond(ch->cand[k].score_ps, best, PLAN_CHOICE_LOSS))
+    uint64_t bar = loss_bar(ch);
+    for (int k = 0; !ch->reopened && bar != UINT64_MAX && k < ch->explore; k++)
+        if (ch->cand[k].best_ps != UINT64_MAX && beyond(ch->cand[k].best_ps, bar, PLAN_CHOICE_LOSS))
             done(ch, k);
     advance(ch);
 }
 
+int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps)
+{
+    int i = find(ch, ran, variant);
+    if (!ch->settled || i != ch->next)
+        return 0;
+    uint64_t other = UINT64_MAX;
+    for (int k = 0; k < ch->explore; k++)
+        if (k != i && ch->cand[k].score_ps < other)
+            other = ch->cand[k].score_ps;
+    if (other == UINT64_MAX || !beyond(measured_ps, other, PLAN_CHOICE_LOSS)) {
+        ch->strikes = 0;
+        return 0;
+    }
+    ch->strike_ps = ch->strikes++ && ch->strike_ps < measured_ps ? ch->strike_ps : measured_ps;
+    if (ch->strikes < PLAN_CHOICE_STRIKES)
+        return 0;
+    ch->cand[i].score_ps = ch->strike_ps; /* what it takes now, for plan_choice_reopen */
+    return 1;
+}
+
 int plan_choice_reopen(plan_choice *ch)
 {
-    if (!ch->settled || ch->reopened || ch->explore < 2 || ch->trials == 0)
+    int recheck = ch->strikes >= PLAN_CHOICE_STRIKES;
+    if (!ch->settled || ch->explore < 2 || ch->trials == 0 ||
+        (recheck ? ch->rechecks >= PLAN_CHOICE_RECHECKS : ch->reopened))
         return 0;
-    uint64_t best = best_score(ch), first[PLAN_CHOICE_EXPLORE_MAX];
+    /* a recheck measures every candidate measured before; the second round the close ones */
+    uint64_t best = recheck ? UINT64_MAX / 2 : best_score(ch), first[PLAN_CHOICE_EXPLORE_MAX];
     int close = 0;
     for (int i = 0; i < ch->explore; i++) {
         first[i] = ch->cand[i].score_ps;
@@ -226,11 +263,13 @@ int plan_choice_reopen(plan_choice *ch)
     if (close < 2)
         return 0;
     for (int i = 0; i < ch->explore; i++) {
-        ch->cand[i].runs = ch->cand[i].started = ch->second[i].n = 0;
+        ch->cand[i].runs = ch->cand[i].started = ch->samples[i].n = 0;
         ch->cand[i].score_ps = UINT64_MAX;
     }
-    if (ch->trials <= (UINT32_MAX - 1) / 2)
+    if (!ch->reopened && ch->trials <= (UINT32_MAX - 1) / 2)
         ch->trials = 2 * ch->trials + 1;
+    ch->rechecks += (uint32_t)recheck;
+    ch->strikes = 0;
     for (int i = 0; i < ch->explore; i++)
         if (first[i] == UINT64_MAX || beyond(first[i], best, PLAN_CHOICE_CLOSE))
             done(ch, i);
@@ -249,8 +288,8 @@ static void drop_one(plan_choice *ch, int i)
     memmove(&ch->cand[i], &ch->cand[i + 1], sizeof ch->cand[0] * (size_t)(ch->n - i - 1));
     ch->n--;
     if (i < ch->explore) { /* the explored candidates after it keep their samples */
-        memmove(&ch->second[i], &ch->second[i + 1],
-                sizeof ch->second[0] * (size_t)(ch->explore - i - 1));
+        memmove(&ch->samples[i], &ch->samples[i + 1],
+                sizeof ch->samples[0] * (size_t)(ch->explore - i - 1));
         ch->explore--;
     }
     int at = find(ch, current, current_variant);

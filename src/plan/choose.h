@@ -11,20 +11,25 @@
 
 #include "plan/plan.h"
 
-/* At most this many candidates are measured before settling; of the second round's calls
- * of a candidate, the first PLAN_CHOICE_SECOND are kept for their median. At most
+/* At most this many candidates are measured before settling; of a round's calls of a
+ * candidate, the first PLAN_CHOICE_SECOND are kept for their median. At most
  * PLAN_CHOICE_MAX candidates: every family and one more variant. In the first round a measured
- * candidate whose score is more than PLAN_CHOICE_LOSS percent of the best score is not
- * measured again; the second round measures only candidates whose first-round score was
+ * candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest call of
+ * another candidate measured at least twice is not measured again; the second round measures only candidates whose first-round score was
  * within PLAN_CHOICE_CLOSE percent of the best. Settling keeps MPI's algorithm unless another
- * candidate's score beats its own by more than PLAN_CHOICE_EDGE percent. */
+ * candidate's score beats its own by more than PLAN_CHOICE_EDGE percent. Once settled, a choice
+ * whose candidate measures PLAN_CHOICE_STRIKES calls in a row more than PLAN_CHOICE_LOSS percent
+ * of another's score is measured again, at most PLAN_CHOICE_RECHECKS times (a network whose
+ * state changed: MPI's algorithm fast in a pattern's first calls and twice as slow later). */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,
     PLAN_CHOICE_MAX = PLAN_ALGO_COUNT + 1,
     PLAN_CHOICE_LOSS = 125,
     PLAN_CHOICE_CLOSE = 120,
-    PLAN_CHOICE_EDGE = 3
+    PLAN_CHOICE_EDGE = 3,
+    PLAN_CHOICE_STRIKES = 2,
+    PLAN_CHOICE_RECHECKS = 2
 };
 
 /* One candidate, a family and its variant, with its modeled and measured times. */
@@ -33,13 +38,13 @@ typedef struct plan_candidate {
     int variant;       /* the caller's variant of the family (0: the usual one) */
     uint64_t model_ps; /* modeled time of one call */
     uint64_t best_ps;  /* fastest measured call of either round; UINT64_MAX before any */
-    uint64_t score_ps; /* what the choice compares: best_ps in the first round, the median
-                          of the calls measured so far in the second; UINT64_MAX before any */
+    uint64_t score_ps; /* what the choice compares: the lower median of the calls measured so
+                          far in the current round; UINT64_MAX before any */
     uint32_t runs;     /* calls measured (in the current round) */
     uint32_t started;  /* calls started while exploring (measurements may arrive later) */
 } plan_candidate;
 
-/* The second round's measured times of one explored candidate (the first PLAN_CHOICE_SECOND). */
+/* A round's measured times of one explored candidate (the first PLAN_CHOICE_SECOND). */
 typedef struct plan_samples {
     uint32_t n;
     uint64_t t[PLAN_CHOICE_SECOND];
@@ -55,7 +60,11 @@ typedef struct plan_choice {
     int next;                              /* index of the candidate the next call runs */
     int settled;                           /* exploration over: cand[next] is final */
     int reopened;                          /* plan_choice_reopen started a second round */
-    plan_samples second[PLAN_CHOICE_EXPLORE_MAX]; /* of cand[0 .. explore), in the second round */
+    uint32_t strikes;                      /* settled: calls in a row that contradicted it */
+    uint64_t strike_ps;                    /* the fastest of them */
+    uint32_t rechecks;                     /* rounds started because it was contradicted */
+    plan_samples samples[PLAN_CHOICE_EXPLORE_MAX]; /* of cand[0 .. explore), in the current
+                                                      round */
 } plan_choice;
 
 /* Whether a candidate modeled at t_ps is worth measuring against the best model best_ps: t_ps
@@ -90,13 +99,23 @@ const plan_candidate *plan_choice_best(const plan_choice *ch);
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
- * explored candidate or the choice is settled). In the first round, a measured candidate whose
- * fastest call is more than PLAN_CHOICE_LOSS percent of the fastest call of all is done (not
- * run again while exploring); the second round, whose medians must not be decided by one fast
- * call, measures every candidate in it fully. Once every explored candidate has `trials`
- * measurements (or is done) the choice settles on the smallest score_ps (the lower index on
- * ties). */
+ * explored candidate or the choice is settled). Its score is the lower median of its calls in
+ * the round: a candidate fast only now and then (a congested network where calls lose packets
+ * and wait for TCP's retransmissions) must not win by one lucky call. In the first round, a
+ * measured candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest
+ * call of a candidate measured at least twice (every call of which beats it clearly) is done
+ * (not run again while exploring); the second round, whose medians must
+ * not be decided by one fast call, measures every candidate in it fully. Once every explored
+ * candidate has `trials` measurements (or is done) the choice settles on the smallest
+ * score_ps (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
+
+/* After the choice settled: notes a measured call of the candidate it settled on (others are
+ * ignored). Returns 1 when the last PLAN_CHOICE_STRIKES such calls each took more than
+ * PLAN_CHOICE_LOSS percent of the best score of the other measured candidates: the
+ * settlement is contradicted: the candidate's score becomes the fastest of those calls, and
+ * plan_choice_reopen measures again. */
+int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
 /* Starts a second round of measurement among the explored candidates of a choice that
  * settled by measuring them: each is measured 2 trials + 1 more times (trials becomes that),
@@ -105,9 +124,12 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t me
  * call, which the fastest call would overstate for a candidate whose calls are fast only now
  * and then, and which a few calls slowed down by the machine cannot move. Only candidates
  * whose first-round score was within PLAN_CHOICE_CLOSE percent of the best are measured again.
- * Once per choice: returns 1 if it reopened the choice, 0 if it was not settled, was settled
- * without measuring (fewer than two explored or trials == 0), fewer than two candidates were
- * close enough, or was reopened before. */
+ * Once per choice, and again (at most PLAN_CHOICE_RECHECKS times, without raising the trials
+ * further) where plan_choice_observe found it contradicted: such a recheck measures every
+ * candidate measured before, close or not (and counts as the second round). Returns 1 if it
+ * reopened the choice, 0 if it was not settled, was settled without measuring (fewer than two
+ * explored or trials == 0), fewer than two candidates were close enough (measured, for a
+ * recheck), or was reopened before and is not contradicted (or was rechecked that often). */
 int plan_choice_reopen(plan_choice *ch);
 
 /* Removes candidate (algo, variant) if there is one and it is not the last; the choice

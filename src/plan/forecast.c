@@ -35,6 +35,28 @@ int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t bud
     return need <= (unsigned __int128)b->total_ps * budget_pct;
 }
 
+int plan_budget_pays_back(const plan_budget *b, uint64_t predicted_ps, uint64_t best_ps,
+                          uint64_t est_ps)
+{
+    if (plus_pct(est_ps, PLAN_FORECAST_SAFETY) >= best_ps)
+        return 0;
+    unsigned __int128 spent = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * best_ps;
+    return spent <= (unsigned __int128)(best_ps - est_ps) * b->total_ps;
+}
+
+uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct)
+{
+    if (plan_budget_allows(b, predicted_ps, budget_pct))
+        return 0;
+    if (!budget_pct || !b->last_native_ps)
+        return UINT64_MAX;
+    unsigned __int128 need = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * 100u -
+                             (unsigned __int128)b->total_ps * budget_pct,
+                      per = (unsigned __int128)b->last_native_ps * budget_pct,
+                      k = (need + per - 1) / per;
+    return k > UINT64_MAX ? UINT64_MAX : (uint64_t)k;
+}
+
 uint64_t plan_budget_predicted(uint64_t est_ps, uint64_t best_ps)
 {
     uint64_t floor = best_ps / 10, d = est_ps > best_ps ? est_ps - best_ps : 0;
@@ -219,9 +241,10 @@ static int close_to(uint64_t t, uint64_t best, uint32_t margin_pct)
 
 /* After the families are estimated, no family wins: the family to measure whose exploring is
  * predicted to cost least (of equal predictions, the lowest estimate: families estimated below
- * native are all predicted at a tenth of it), if that fits the budget: one not measured yet
- * within the margin of native, or one measured long ago whatever it was then (a single unlucky
- * measurement must not exclude a family for good). */
+ * native are all predicted at a tenth of it), if that fits the budget or pays for itself
+ * (plan_budget_pays_back): one not measured yet within the margin of native, or one measured
+ * long ago whatever it was then (a single unlucky measurement must not exclude a family for
+ * good). */
 static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
 {
     const plan_budget *b = in->budget;
@@ -234,11 +257,14 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
         uint64_t pred = plan_forecast_explore_cost(in, f, f->est_ps[a], f->native_ps);
         int better = pred < best_pred ||
                      (pred == best_pred && f->est_ps[a] < f->est_ps[f->explore]);
-        if (better && b && plan_budget_allows(b, pred, in->budget_pct)) {
+        if (better && b &&
+            (plan_budget_allows(b, pred, in->budget_pct) ||
+             plan_budget_pays_back(b, pred, f->native_ps, f->est_ps[a]))) {
             best_pred = pred;
             f->explore = (plan_algo)a;
         } else if (pred < best_pred) {
             f->waiting = 1;
+            f->wait_ps = f->wait_ps && f->wait_ps < pred ? f->wait_ps : pred;
         }
     }
 }
@@ -297,12 +323,12 @@ static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t be
     const plan_history *h = in->site ? in->site : in->comm;
     if (in->learn && h && h->futile) {
         /* the last gathered pattern ran MPI's algorithm after all: gathering is exploring */
-        if (!b ||
-            !plan_budget_allows(b, plan_forecast_explore_cost(in, f, best, f->native_ps),
-                                in->budget_pct)) {
+        uint64_t cost = plan_forecast_explore_cost(in, f, best, f->native_ps);
+        if (!b || !plan_budget_allows(b, cost, in->budget_pct)) {
             f->plan = f->win = 0;
             f->best_ps = f->native_ps;
             f->waiting = f->settled = 1;
+            f->wait_ps = cost;
             f->why = "a plan can win, but the last gathered pattern ran MPI's algorithm: "
                      "gathering waits for the budget";
             return;

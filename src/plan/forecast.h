@@ -120,6 +120,8 @@ typedef struct plan_forecast {
                                 repeats, or exploring one waits for the budget: later calls
                                 may run unchecked */
     int waiting;             /* a family worth exploring does not fit the budget yet */
+    uint64_t wait_ps;        /* waiting: what exploring the cheapest such family is predicted
+                                to cost (plan_forecast_explore_cost) */
     const char *why;         /* the reason, for verbose output */
 } plan_forecast;
 
@@ -167,6 +169,21 @@ plan_learn_state plan_forecast_ratio(const plan_history *site, const plan_histor
  * fits the budget: the exploration spent so far plus this one within budget_pct percent of
  * everything the calls cost. */
 int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct);
+
+/* How many more calls of MPI's algorithm (at b->last_native_ps each) the communicator must
+ * make before exploring a candidate predicted to cost predicted_ps fits the budget
+ * (plan_budget_allows): 0 if it fits now, UINT64_MAX if it never will (budget_pct 0, or no
+ * call of MPI's algorithm measured yet). */
+uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct);
+
+/* Whether exploring a candidate predicted to cost predicted_ps beyond the best estimate (best_ps
+ * per call: MPI's algorithm until a plan is measured), estimated at est_ps per call, pays for
+ * itself though the budget does not allow it yet: est_ps is at least PLAN_FORECAST_SAFETY
+ * percent below best_ps, and what it would save per call, over as many calls as the
+ * communicator has made so far (b->total_ps in calls of best_ps: what has run that long is
+ * expected to run as long again), covers all exploring so far and this one. */
+int plan_budget_pays_back(const plan_budget *b, uint64_t predicted_ps, uint64_t best_ps,
+                          uint64_t est_ps);
 
 /* What exploring a candidate estimated at est_ps is predicted to cost beyond the best estimate
  * best_ps: the difference, at least a tenth of the best. */

@@ -137,12 +137,32 @@ uint64_t plan_summary_native(const plan_summary *s, plan_native_kind kind,
     return plan_cost_native_figures(s->p, kind, uniform, largest, s->block, s->nblocks, c);
 }
 
+/* The busiest NIC's bytes at least (the larger of the rank with the most off-node bytes and the
+ * nodes' average, twice the off-node total over the nodes half duplex); the average in *avg. */
+static uint64_t topo_nic_bytes(const plan_summary *s, plan_duplex duplex, uint64_t *avg)
+{
+    int half = duplex == PLAN_DUPLEX_HALF;
+    uint64_t nodes = s->nodes > 0 ? (uint64_t)s->nodes : 1, total = s->sum[PLAN_SUMMARY_OFF_TOTAL];
+    if (half) /* every off-node byte is sent by one NIC and received by another */
+        total = sat_mul(total, 2);
+    *avg = total / nodes + (total % nodes != 0); /* the busiest NIC carries at least it */
+    uint64_t nic = half ? s->max[PLAN_SUMMARY_OFF_HALF]
+                        : (s->max[PLAN_SUMMARY_OFF_SENT] > s->max[PLAN_SUMMARY_OFF_RECEIVED]
+                               ? s->max[PLAN_SUMMARY_OFF_SENT]
+                               : s->max[PLAN_SUMMARY_OFF_RECEIVED]);
+    return *avg > nic ? *avg : nic;
+}
+
 uint64_t plan_summary_native_at(const plan_summary *s, plan_native_kind kind, plan_duplex duplex,
                                 const plan_cost_params *c)
 {
     uint64_t t = plan_summary_native(s, kind, c);
     if (s->nodes > 0 && s->nodes < s->p) {
         uint64_t b = plan_summary_topo_bound(s, duplex, c);
+        if (kind == PLAN_NATIVE_ALLTOALLV && duplex == PLAN_DUPLEX_FULL) {
+            uint64_t avg, nic = topo_nic_bytes(s, duplex, &avg);
+            b = sat_add(b, bytes_ps(avg < nic ? avg : nic, c->beta_fs, c->native_pct));
+        }
         t = b > t ? b : t;
     }
     return t;
@@ -152,15 +172,7 @@ uint64_t plan_summary_topo_bound(const plan_summary *s, plan_duplex duplex,
                                  const plan_cost_params *c)
 {
     int half = duplex == PLAN_DUPLEX_HALF;
-    uint64_t nodes = s->nodes > 0 ? (uint64_t)s->nodes : 1, total = s->sum[PLAN_SUMMARY_OFF_TOTAL];
-    if (half) /* every off-node byte is sent by one NIC and received by another */
-        total = sat_mul(total, 2);
-    uint64_t avg = total / nodes + (total % nodes != 0); /* the busiest NIC carries at least it */
-    uint64_t nic = half ? s->max[PLAN_SUMMARY_OFF_HALF]
-                        : (s->max[PLAN_SUMMARY_OFF_SENT] > s->max[PLAN_SUMMARY_OFF_RECEIVED]
-                               ? s->max[PLAN_SUMMARY_OFF_SENT]
-                               : s->max[PLAN_SUMMARY_OFF_RECEIVED]);
-    nic = avg > nic ? avg : nic;
+    uint64_t avg, nic = topo_nic_bytes(s, duplex, &avg);
     uint64_t local = s->max[half ? PLAN_SUMMARY_LOCAL_HALF : PLAN_SUMMARY_LOCAL_FULL];
     uint64_t n_ps = bytes_ps(nic, c->beta_fs, 100), l_ps = bytes_ps(local, c->local_beta_fs, 100);
     return n_ps > l_ps ? n_ps : l_ps;

@@ -100,7 +100,10 @@ uint64_t plan_summary_native(const plan_summary *s, plan_native_kind kind,
  * rank per node plan_summary_native; with several ranks per node (2 <= nodes < p) at least the
  * node-level bound too (plan_summary_topo_bound: the ranks of a node share its NIC, which
  * plan_cost_native's rank-level blocks do not see), so that a correction learned from it
- * measures MPI's algorithm against the same network the node-level families are modeled on. */
+ * measures MPI's algorithm against the same network the node-level families are modeled on;
+ * for MPI_Alltoallv on full-duplex links that bound plus native_pct percent of the smaller of
+ * the busiest NIC's bytes and the nodes' average (its all-at-once blocks send and receive at
+ * once over every NIC, as plan_cost_topo_native models them once the matrix is known). */
 uint64_t plan_summary_native_at(const plan_summary *s, plan_native_kind kind, plan_duplex duplex,
                                 const plan_cost_params *c);
 

@@ -32,6 +32,7 @@ typedef struct shim_call {
     int cls;          /* the size class (plan_learn_class), -1: not learning (not auto) */
     int explored;     /* the call runs a candidate to measure it */
     int waiting;      /* a candidate to measure does not fit the budget yet: MPI's runs */
+    uint64_t wait_ps; /* waiting: what measuring it is predicted to cost (the budget it needs) */
     uint64_t best_ps; /* the best estimate then */
 } shim_call;
 

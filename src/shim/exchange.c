@@ -58,9 +58,19 @@ static void feedback(shim_comm *rec, const shim_agreement *ag)
     if (!ag->timed || pv->slot < 0)
         return;
     shim_slot *s = &rec->slot[pv->slot];
-    if (!s->used || s->gen != pv->gen || s->choice.settled)
+    if (!s->used || s->gen != pv->gen)
         return;
     uint64_t ps = pv->algo == PLAN_ALGO_NATIVE ? ag->prev_exec_ps : ag->prev_whole_ps;
+    if (s->choice.settled) {
+        char name[48];
+        if (plan_choice_observe(&s->choice, pv->algo, pv->variant, ps) &&
+            plan_choice_reopen(&s->choice))
+            shim_log(1, "measuring again on %d ranks: %s took %.3g ms in %d calls in a row, "
+                        "slower than when it was chosen",
+                     rec->p, shim_run_name(pv->algo, pv->variant, name, sizeof name),
+                     (double)s->choice.strike_ps * 1e-9, (int)PLAN_CHOICE_STRIKES);
+        return;
+    }
     plan_choice_record(&s->choice, pv->algo, pv->variant, ps);
     if (s->choice.settled) {
         char line[512], name[48];
@@ -73,7 +83,7 @@ static void feedback(shim_comm *rec, const shim_agreement *ag)
         }
         const plan_candidate *c = plan_choice_current(&s->choice);
         shim_log(1, "measured on %d ranks: %s (%s); runs %s from now on", rec->p, line,
-                 s->choice.reopened ? "median of the second round's calls" : "fastest call",
+                 s->choice.reopened ? "median of the second round's calls" : "median of the first round's calls",
                  shim_run_name(c->algo, c->variant, name, sizeof name));
     }
 }
@@ -104,8 +114,11 @@ static double native_estimate(const shim_slot *s, plan_algo algo, double t)
 }
 
 /* After an agreed call that may have run a plan (or whose pattern may still be planned):
- * whether the next calls may run unchecked (see the file comment). */
-static void update_quiet(shim_comm *rec, int may_plan)
+ * whether the next calls may run unchecked (see the file comment). wait_ps: the call ran MPI's
+ * algorithm while a candidate waits for the budget, which measuring it is predicted to cost;
+ * the run of unchecked calls then ends when the budget is expected to allow it (at the last
+ * measured time of MPI's algorithm per call), not later, and does not lengthen the next. */
+static void update_quiet(shim_comm *rec, int may_plan, uint64_t wait_ps)
 {
     if (shim_g.cfg.recheck == 0)
         return;
@@ -118,8 +131,17 @@ static void update_quiet(shim_comm *rec, int may_plan)
         return;
     uint64_t len = rec->quiet_len < (uint64_t)shim_g.cfg.recheck ? rec->quiet_len
                                                                   : (uint64_t)shim_g.cfg.recheck;
+    uint64_t until = wait_ps ? plan_budget_calls_until(&rec->budget, wait_ps,
+                                                       (uint32_t)shim_g.cfg.budget)
+                             : UINT64_MAX;
+    if (until < len) {
+        if (until == 0)
+            return; /* the budget allows it at the next call */
+        len = until;
+    } else {
+        rec->quiet_len = 2 * len;
+    }
     rec->quiet_until = rec->calls + len;
-    rec->quiet_len = 2 * len;
     rec->prev.slot = -1;
 }
 
@@ -185,11 +207,14 @@ static const plan_candidate *incumbent(const plan_choice *ch)
 }
 
 /* The candidate a hit on slot s runs: the choice's (plan_choice_current), unless that explores
- * (it is not the best estimate) and exploring it does not fit the budget, then the best. Sets
+ * (it is not the best estimate) and exploring it neither fits the budget nor pays for itself
+ * (plan_budget_pays_back: estimated, as modeled or as measured in this round, clearly faster
+ * than the best estimate), then the best (*waiting set, *wait_ps what exploring it is predicted
+ * to cost). Sets
  * *explored and the best estimate *best_ps. A function of agreed values only (the choice and
  * the budget), evaluated before and after the agreement alike. */
 static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explored,
-                           int *waiting, uint64_t *best_ps)
+                           int *waiting, uint64_t *wait_ps, uint64_t *best_ps)
 {
     const plan_choice *ch = &s->choice;
     plan_candidate cur = *plan_choice_current(ch);
@@ -199,9 +224,12 @@ static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explor
     if (ch->settled || (cur.algo == best->algo && cur.variant == best->variant))
         return cur;
     uint64_t predicted = plan_budget_predicted(estimate(&cur), *best_ps);
-    *waiting = !plan_budget_allows(&rec->budget, predicted, (uint32_t)shim_g.cfg.budget);
-    if (*waiting)
+    *waiting = !plan_budget_allows(&rec->budget, predicted, (uint32_t)shim_g.cfg.budget) &&
+               !plan_budget_pays_back(&rec->budget, predicted, *best_ps, estimate(&cur));
+    if (*waiting) {
+        *wait_ps = predicted;
         return *best;
+    }
     *explored = 1;
     return cur;
 }
@@ -267,8 +295,9 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
     c->run = (shim_run){.slot = -1, .algo = PLAN_ALGO_NATIVE};
     if (mask) {
         int i = __builtin_ctzll(mask), explored, waiting;
+        uint64_t wait_ps;
         uint64_t best;
-        plan_candidate cand = pick(rec, &rec->slot[i], &explored, &waiting, &best);
+        plan_candidate cand = pick(rec, &rec->slot[i], &explored, &waiting, &wait_ps, &best);
         if (cand.algo == PLAN_ALGO_NATIVE ||
             shim_run_prepare(c->a, rec, &c->x, rec->slot[i].prog[cand.algo], &c->run) == 0) {
             c->run.slot = i;
@@ -391,7 +420,7 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
     int native = r->algo == PLAN_ALGO_NATIVE &&
                  (c->waiting || (s->choice.settled &&
                                  plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
-    update_quiet(rec, !native);
+    update_quiet(rec, !native, c->waiting ? c->wait_ps : 0);
     return MPI_SUCCESS;
 }
 
@@ -456,7 +485,7 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     shim_log(2, "%s on %d ranks: native (decided before gathering), %llu bytes sent on this "
                 "rank, %.6f s",
              shim_args_name(c->a), rec->p, (unsigned long long)bytes, t);
-    update_quiet(rec, !fc->settled);
+    update_quiet(rec, !fc->settled, fc->waiting ? fc->wait_ps : 0);
     return MPI_SUCCESS;
 }
 
@@ -489,9 +518,9 @@ static int run_agreed(shim_call *c, uint64_t t0)
     int si = hit ? __builtin_ctzll(hit) : -1;
     plan_candidate cand = {.algo = PLAN_ALGO_NATIVE};
     c->explored = c->waiting = 0;
-    c->best_ps = 0;
+    c->best_ps = c->wait_ps = 0;
     if (hit) /* before this agreement's measurements change the choice and the budget */
-        cand = pick(rec, &rec->slot[si], &c->explored, &c->waiting, &c->best_ps);
+        cand = pick(rec, &rec->slot[si], &c->explored, &c->waiting, &c->wait_ps, &c->best_ps);
     plan_history *site = shim_history_of(rec, &ag);
     int news = !hit && !ag.repeat && ag.ok;
     c->hist = site ? ag.site : -1;

@@ -320,9 +320,10 @@ END_TEST
 
 START_TEST(choice_drops_clear_losers)
 {
-    /* native 100, direct 110, stepwise 120 explored with 3 trials each. Direct's first call is
-     * the fastest (100); stepwise's first (126) is more than 25 % slower: it is not run again,
-     * and native's first (125, exactly 25 %) stays */
+    /* native 100, direct 110, stepwise 120 explored with 3 trials each. Direct's calls are the
+     * fastest (100); once it was measured twice, stepwise's first (126) is more than 25 %
+     * slower than every call of direct: it is not run again, and native (125, exactly 25 %)
+     * stays */
     const uint64_t model[4] = {100, 110, 120, 1000};
     plan_choice ch = choice_of(model, 50, 3);
     ck_assert_int_eq(ch.explore, 3);
@@ -407,14 +408,83 @@ START_TEST(choice_reopens_once)
 }
 END_TEST
 
+START_TEST(choice_first_round_median)
+{
+    /* the first round decides by each candidate's median call too: native fast once (40) and
+     * slow twice (200, 190: calls that waited for TCP's retransmissions) loses to a steady
+     * direct (85), although its fastest call is the fastest of all; its fastest call keeps it
+     * from being dropped as a clear loser */
+    const uint64_t model[4] = {100, 120, 1000, 1000};
+    const uint64_t took[6] = {40, 85, 200, 86, 190, 84};
+    plan_choice ch = choice_of(model, 50, 3);
+    for (int k = 0; k < 6; k++) {
+        plan_algo a = plan_choice_next(&ch);
+        ck_assert_int_eq(a, k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
+        plan_choice_start(&ch, a, 0);
+        plan_choice_record(&ch, a, 0, took[k]);
+    }
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_uint_eq(ch.cand[0].score_ps, 190);
+    ck_assert_uint_eq(ch.cand[0].best_ps, 40);
+    ck_assert_uint_eq(ch.cand[1].score_ps, 85);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+}
+END_TEST
+
+START_TEST(choice_rechecked_when_contradicted)
+{
+    /* native settles (median 55 against direct's 60); then its calls take 130 (the network's
+     * state changed): one such call is a strike, a fast one clears it, two in a row reopen the
+     * choice, measuring both again (3 calls each: the second round's 2 trials + 1), and it
+     * settles on direct; a contradiction of direct (170 twice against native's 130 x 1.25)
+     * rechecks again without raising the trials; after PLAN_CHOICE_RECHECKS rechecks no more */
+    const uint64_t model[4] = {100, 120, 1000, 1000};
+    plan_choice ch = choice_of(model, 50, 1);
+    run_next(&ch, 55);
+    run_next(&ch, 60);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_DIRECT, 0, 500), 0); /* not chosen */
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 130), 0);
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 70), 0); /* cleared */
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 140), 0);
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 130), 1);
+    ck_assert_uint_eq(ch.cand[0].score_ps, 130);
+    ck_assert_int_eq(plan_choice_reopen(&ch), 1);
+    ck_assert_int_eq(ch.settled, 0);
+    ck_assert_uint_eq(ch.trials, 3);
+    int runs = 0;
+    while (!ch.settled) {
+        run_next(&ch, plan_choice_next(&ch) == PLAN_ALGO_NATIVE ? 130 : 60);
+        runs++;
+    }
+    ck_assert_int_eq(runs, 6);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_DIRECT, 0, 150), 0); /* not beyond */
+    ck_assert_int_eq(ch.strikes, 0);
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_DIRECT, 0, 170), 0);
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_DIRECT, 0, 170), 1);
+    ck_assert_int_eq(plan_choice_reopen(&ch), 1);
+    ck_assert_uint_eq(ch.trials, 3); /* not raised again */
+    while (!ch.settled)
+        run_next(&ch, plan_choice_next(&ch) == PLAN_ALGO_NATIVE ? 130 : 60);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    ck_assert_uint_eq(ch.rechecks, PLAN_CHOICE_RECHECKS);
+    plan_choice_observe(&ch, PLAN_ALGO_DIRECT, 0, 500);
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_DIRECT, 0, 500), 1);
+    ck_assert_int_eq(plan_choice_reopen(&ch), 0);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+}
+END_TEST
+
 START_TEST(choice_second_round_median)
 {
-    /* native and direct explored with 3 trials. Round 1: native's fastest call 50 against
+    /* native and direct explored with 3 trials. Round 1: native's median call 55 against
      * direct's 58 -> native. Round 2, 7 calls each: native is fast three times and slow four
      * (median 200), direct steady (median 85): direct, although native's fastest call (40) is
      * faster; the other way round, three slow calls of native do not make it lose */
     const uint64_t model[4] = {100, 120, 1000, 1000};
-    const uint64_t round1[6] = {50, 58, 60, 58, 70, 58};
+    const uint64_t round1[6] = {50, 58, 55, 58, 70, 58};
     const uint64_t slow_native[14] = {40, 80, 200, 85, 45, 90, 200, 80, 200, 85, 50, 90, 200, 85};
     const uint64_t fast_native[14] = {40, 80, 200, 85, 45, 90, 200, 80, 200, 85, 50, 90, 42, 85};
     for (int fast = 0; fast < 2; fast++) {
@@ -430,7 +500,7 @@ START_TEST(choice_second_round_median)
             ck_assert_int_eq(ch.settled, 1);
             if (!round) {
                 ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
-                ck_assert_uint_eq(ch.cand[0].score_ps, 50);
+                ck_assert_uint_eq(ch.cand[0].score_ps, 55);
                 ck_assert_int_eq(plan_choice_reopen(&ch), 1);
                 ck_assert_uint_eq(ch.cand[0].score_ps, UINT64_MAX);
             }
@@ -547,6 +617,8 @@ int main(void)
     tcase_add_test(basic, choice_explores_then_settles);
     tcase_add_test(basic, choice_drops_clear_losers);
     tcase_add_test(basic, choice_reopens_once);
+    tcase_add_test(basic, choice_first_round_median);
+    tcase_add_test(basic, choice_rechecked_when_contradicted);
     tcase_add_test(basic, choice_second_round_median);
     tcase_add_test(basic, half_duplex_plan_overlaps);
     tcase_add_test(basic, choice_edge_cases);
