@@ -382,6 +382,8 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     f->tiny = f->bound < in->explore_min_bytes || f->native_ps < in->explore_min_ps;
     if (in->learn && f->native_state == PLAN_LEARN_UNKNOWN) {
         f->measure_native = 1;
+        /* too few bytes to try plans whatever MPI's algorithm measures */
+        f->settled = f->bound < in->explore_min_bytes;
         f->why = "MPI's algorithm not measured yet at this size";
         return;
     }

@@ -127,7 +127,8 @@ typedef struct plan_forecast {
 
 /* Forecasts the call described by in (see the file comment):
  * - native not measured yet at this size (within PLAN_LEARN_REACH classes): MPI's algorithm,
- *   measured (costs nothing over MPI);
+ *   measured (costs nothing over MPI), settled where the busiest rank moves fewer than
+ *   explore_min_bytes (nothing can be explored there whatever it measures);
  * - a family wins if its optimistic time with the agreement, the gather and planning spread
  *   over the calls expected per pattern, corrected as measured, beats native by
  *   PLAN_FORECAST_SAFETY percent (a family not measured yet at this size never wins: it is
