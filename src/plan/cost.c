@@ -257,6 +257,13 @@ uint64_t plan_cost_barrier(int p, const plan_cost_params *c)
     return sat_mul(c->alpha_ps, ceil_log2(p));
 }
 
+uint64_t plan_cost_node_gather(int p, int n, int l, const plan_cost_params *c)
+{
+    uint64_t hops = 2 * ceil_log2(l) + ceil_log2(n) + ceil_log2(p);
+    uint64_t words = sat_add(sat_mul((uint64_t)n, (uint64_t)n + 1), (uint64_t)p);
+    return sat_add(sat_mul(c->alpha_ps, hops), bytes_ps(sat_mul(words, 8), c->beta_fs, 100));
+}
+
 uint64_t plan_cost_gather(int p, const plan_cost_params *c)
 {
     uint64_t bytes = sat_mul(sat_mul((uint64_t)p, (uint64_t)p), 8);

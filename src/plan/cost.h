@@ -131,6 +131,13 @@ uint64_t plan_cost_barrier(int p, const plan_cost_params *c);
  * per rank: ceil(log2 p) latencies plus the bytes every rank receives). */
 uint64_t plan_cost_gather(int p, const plan_cost_params *c);
 
+/* Modeled time in picoseconds of node-direct's node-level metadata of a new pattern on p ranks
+ * in n nodes of at most l ranks (shim/node_gather.c): a reduction of n + 1 words on each node,
+ * an allgather of as many per node between the nodes' first ranks, a broadcast of n (n + 1)
+ * words on each node and an alltoall of one word per pair: 2 ceil(log2 l) + ceil(log2 n) +
+ * ceil(log2 p) latencies plus the n (n + 1) + p words a rank receives. */
+uint64_t plan_cost_node_gather(int p, int n, int l, const plan_cost_params *c);
+
 /* Reads a calibration file: lines "name = value" (seconds for times, seconds per byte for
  * beta, plain numbers for the rest), '#' comments, blank lines; names as plan_cost_write
  * writes them. Names not present keep their value in *c, except the on-node figures of a file

@@ -194,13 +194,21 @@ uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, ui
     return st == PLAN_LEARN_UNKNOWN ? plus_pct(t, PLAN_FORECAST_SAFETY) : t;
 }
 
+/* Whether node-direct's node-level metadata is modeled cheaper than the gather of the matrix
+ * (from a few hundred ranks on). */
+static int node_path_cheaper(const plan_forecast_in *in)
+{
+    return in->node_gather_ps && in->node_gather_ps < in->gather_ps;
+}
+
 /* Family a's time per call before gathering (see plan_forecast.est_ps). */
 static uint64_t family_estimate(const plan_forecast_in *in, plan_forecast *f, plan_algo a)
 {
     uint64_t run =
         plan_learn_apply(plan_summary_optimistic(in->s, a, in->duplex, in->c), f->ratio[a]);
-    return sat_add(run, extras(f, plan_summary_planning(in->s, a, in->c), in->agree_ps,
-                               in->gather_ps));
+    uint64_t gather = a == PLAN_ALGO_NODE_DIRECT && node_path_cheaper(in) ? in->node_gather_ps
+                                                                            : in->gather_ps;
+    return sat_add(run, extras(f, plan_summary_planning(in->s, a, in->c), in->agree_ps, gather));
 }
 
 /* Whether family a, estimated at f->est_ps[a], beats native by the rule of its state. */
@@ -405,4 +413,6 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
         decide_win(in, f, best);
     else
         decide_no_win(in, f);
+    f->node_path = f->action == PLAN_FORECAST_GATHER && node_path_cheaper(in) &&
+                   f->plan == 1u << PLAN_ALGO_NODE_DIRECT;
 }

@@ -64,6 +64,8 @@ typedef struct plan_forecast_in {
     int learn;                  /* 0: the model alone (no corrections, no exploration) */
     uint64_t agree_ps;          /* the modeled agreement */
     uint64_t gather_ps;         /* the modeled gather of the matrix */
+    uint64_t node_gather_ps;    /* node-direct's node-level metadata instead (a node holds
+                                   several ranks: plan_cost_node_gather), 0: none */
     uint32_t margin_pct;        /* candidates this close to the best are worth measuring */
     uint32_t budget_pct;        /* exploration may cost this percent of all calls' time */
     uint32_t trials;            /* calls each candidate of a gathered pattern is measured in
@@ -111,6 +113,9 @@ typedef struct plan_forecast {
                                                  the overheads; UINT64_MAX: not considered */
     uint32_t win;            /* families modeled to beat MPI's algorithm (bit per family) */
     uint32_t plan;           /* families to plan when gathering */
+    int node_path;           /* node-direct alone is planned, from node-level metadata
+                                (in->node_gather_ps, where it is modeled cheaper than the
+                                gather) instead of the gathered matrix */
     plan_algo explore;       /* a family this call runs to measure it (NATIVE: none) */
     int measure_native;      /* this call runs MPI's algorithm to measure it (not measured
                                 yet at this size, or measured long ago) */
@@ -149,7 +154,9 @@ typedef struct plan_forecast {
  *   within its last PLAN_HISTORY_RECENT agreed calls and the agreement (as measured) costs at
  *   most 2 % of MPI's call.
  * The calls per pattern are the site's once it has seen two patterns, else the
- * communicator's.
+ * communicator's. Where in->node_gather_ps is set and modeled cheaper than in->gather_ps (large
+ * P), node-direct's share of the gather is that, and a gather that plans node-direct alone
+ * takes the node path (f->node_path).
  * With learn == 0: the raw models, the safety for every family, no measuring or exploring. */
 void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f);
 

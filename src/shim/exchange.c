@@ -567,7 +567,8 @@ static int run_agreed(shim_call *c, uint64_t t0)
         forecast = &fc;
         c->best_ps = fc.best_ps;
     }
-    shim_miss_result res = shim_miss(c, forecast);
+    shim_miss_result res = forecast && forecast->node_path ? shim_node_miss(c, ag.ok)
+                                                           : shim_miss(c, forecast);
     if (forecast) {
         res.explored |= forecast->exploring; /* a gather after a futile one is charged */
         int ran_plan = res.outcome == SHIM_MISS_RUN && res.algo != PLAN_ALGO_NATIVE;

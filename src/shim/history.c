@@ -78,7 +78,8 @@ void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history 
                    plan_forecast *fc)
 {
     const shim_config *cfg = &shim_g.cfg;
-    int nodes = shim_topo_nodes(&rec->topo) != NULL;
+    const plan_topo *t = shim_topo_nodes(&rec->topo);
+    int nodes = t != NULL;
     plan_forecast_in in = {.s = &rec->summary,
                            .kind = shim_args_native_kind(c->a),
                            .duplex = (plan_duplex)cfg->duplex,
@@ -91,6 +92,10 @@ void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history 
                            .learn = cfg->tune > 0,
                            .agree_ps = shim_agree_model(rec->p),
                            .gather_ps = plan_cost_gather(rec->p, &cfg->cost),
+                           .node_gather_ps = nodes ? plan_cost_node_gather(
+                                                         rec->p, t->n, rec->topo.lanes_max,
+                                                         &cfg->cost)
+                                                   : 0,
                            .margin_pct = (uint32_t)cfg->margin,
                            .budget_pct = (uint32_t)cfg->budget,
                            .trials = (uint32_t)cfg->tune,

@@ -18,14 +18,22 @@ int shim_node_path(const shim_comm *rec, int request)
     return request == PLAN_ALGO_NODE_DIRECT && shim_topo_plan(&rec->topo) != NULL;
 }
 
-int shim_miss_buffer(shim_comm *rec, int request)
+/* Makes sure rec->topo.meta exists; 0 or -1. */
+static int meta_buffer(shim_comm *rec)
 {
-    if (!shim_node_path(rec, request))
-        return shim_comm_gather_buffer(rec);
     size_t n = (size_t)rec->topo.nodes;
     if (!rec->topo.meta)
         rec->topo.meta = malloc(((n + 1) * (n + 1) + (size_t)rec->p) * sizeof *rec->topo.meta);
     return rec->topo.meta ? 0 : -1;
+}
+
+int shim_miss_buffer(shim_comm *rec, int request)
+{
+    if (shim_node_path(rec, request))
+        return meta_buffer(rec);
+    if (request == SHIM_AUTO && shim_topo_nodes(&rec->topo) && meta_buffer(rec))
+        return -1; /* auto may take the node path too (shim_node_miss) */
+    return shim_comm_gather_buffer(rec);
 }
 
 /* A result saying the call is over with rc. */

@@ -16,13 +16,14 @@ int shim_node_path(const shim_comm *rec, int request);
 
 /* Makes sure rec has the memory a new pattern of a call run for `request` needs: the node
  * path's metadata ((N + 1)^2 + P words), else the P x P gather buffer
- * (shim_comm_gather_buffer). Returns 0, or -1 when out of memory (the agreement's
- * can_gather). */
+ * (shim_comm_gather_buffer), and for auto on nodes of several ranks both (its forecast may
+ * take either). Returns 0, or -1 when out of memory (the agreement's can_gather). */
 int shim_miss_buffer(shim_comm *rec, int request);
 
 /* The miss path of call c on the node-level path (collective over its communicator; every
- * rank the same outcome, as shim_miss): ok is whether every rank's arguments are fine (the
- * agreement). Erroneous arguments somewhere: one small allreduce raises this rank's own error
+ * rank the same outcome, as shim_miss): for HRELAY_ALGO=node-direct (shim_node_path), or for
+ * auto where its forecast plans node-direct alone (plan_forecast.node_path). ok is whether
+ * every rank's arguments are fine (the agreement). Erroneous arguments somewhere: one small allreduce raises this rank's own error
  * class, else the lowest erroneous rank's, on every rank (or runs MPI's exchange where a rank
  * asks for it). Else: the node matrix (a reduction on each node, an allgather between the
  * nodes' first ranks, a broadcast on each node: N + 1 words per rank, N (N + 1) per node) and

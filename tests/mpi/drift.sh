@@ -5,7 +5,8 @@
 # whole time as exploration budget (so that plans, not measured yet, run and are measured); a drifting site where no plan can win is decided before
 # gathering (the report says so per call site, and nothing is planned); under a calibration
 # whose model is more than 30 times wrong about plans, the first family that runs stops within
-# three calls; with several ranks per node (HRELAY_NODE_SIZE=K) the node-level families run.
+# three calls; with several ranks per node (HRELAY_NODE_SIZE=K) the node-level families run,
+# and node-direct tried alone takes the node-level metadata path where it is modeled cheaper.
 . "${srcdir:-.}/tests/mpi/common.sh"
 field() { python3 "${srcdir:-.}/tests/mpi/report_field.py" "$@" || hr_fail "report: $*"; }
 r=$HR_TMP/report.json
@@ -71,6 +72,27 @@ for nk in "4 2" "5 2" "8 4"; do
     *) hr_fail "no node-level family ran on $1 ranks in nodes of $2 under node-wins.cfg: $ran" ;;
     esac
 done
+
+# node-direct's node-level metadata (N (N + 1) + P words) instead of the P x P gather: from a
+# few hundred ranks on it is modeled cheaper, here made so by a slow byte rate (the P x P gather
+# of 8 ranks, 512 bytes, against 224); a drifting site where node-direct is tried, alone, takes
+# that path under auto too (the report's node_patterns), results byte-identical
+cat >"$HR_TMP/node-path.cfg" <<'CFG'
+native_percent = 1000
+step_s = 1e-9
+beta_s_per_byte = 1e-6
+CFG
+ran=$(run_drift 8 HRELAY_NODE_SIZE=2 HRELAY_CONFIG="$HR_TMP/node-path.cfg" \
+    HRELAY_EXPLORE_BUDGET=100 HRELAY_REPORT="$r" -- \
+    ./tests/mpi/drift --seed $((HRELAY_TEST_SEED + 50)) --calls 36 --mode random --max 65536)
+case $ran in
+*node-direct*) ;;
+*) hr_fail "node-direct did not run on 8 ranks in nodes of 2 under node-path.cfg: $ran" ;;
+esac
+node_patterns=$(python3 -c 'import json, sys
+print(sum(c["node_patterns"] for c in json.load(open(sys.argv[1]))["communicators"]))' "$r") ||
+    hr_fail "cannot read the communicators of $r"
+[ "$node_patterns" -ge 1 ] || hr_fail "auto never took the node path: $(cat "$r")"
 
 # no plan can win (every plan step modeled at half a second): every call native, nothing
 # gathered or planned, and the report counts the calls decided before gathering

@@ -1008,6 +1008,56 @@ START_TEST(forecast_native_sees_shared_nics)
 }
 END_TEST
 
+START_TEST(forecast_node_path_at_scale)
+{
+    /* 1024 ranks on 8 nodes of 128: the P x P gather (8 MiB per rank) costs far more than
+     * node-direct's node-level metadata (N (N + 1) + P words), so node-direct, its gather
+     * modeled as that, is the family explored first, alone, on the node path; without the
+     * node-level figure (or where it is not cheaper) the gather plans it as any family */
+    enum { P = 1024, L = 128 };
+    site s;
+    site_init(&s);
+    s.in.native_variant = 1;
+    s.in.families |= (1u << PLAN_ALGO_NODE_DIRECT) | (1u << PLAN_ALGO_NODE_TRANSPOSE) |
+                     (1u << PLAN_ALGO_NODE_FORWARD) | (1u << PLAN_ALGO_NODE_AGGREGATE);
+    s.in.agree_ps = 0;
+    s.in.gather_ps = plan_cost_gather(P, &s.c);
+    s.in.node_gather_ps = plan_cost_node_gather(P, P / L, L, &s.c);
+    ck_assert_uint_lt(s.in.node_gather_ps * 10, s.in.gather_ps);
+    s.budget.total_ps = UINT64_MAX / 200;
+    s.in.budget_pct = 100;
+    plan_matrix m;
+    plan_topo t;
+    plan_error err;
+    ck_assert_int_eq(plan_matrix_init(&m, P, NULL), 0);
+    for (size_t k = 0; k < (size_t)P * P; k++)
+        m.bytes[k] = k % (P + 1) ? 1 << 16 : 0;
+    ck_assert_int_eq(plan_topo_consecutive(&t, P, L, &err), 0);
+    plan_summary sum = summary_on(&m, &t, &s.c);
+    s.in.s = &sum;
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.measure_native, 1);
+    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 1), f.cls, 2 * f.native_model,
+                f.native_model, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    ck_assert_int_eq(f.explore, PLAN_ALGO_NODE_DIRECT);
+    ck_assert_uint_eq(f.plan, 1u << PLAN_ALGO_NODE_DIRECT);
+    ck_assert_int_eq(f.node_path, 1);
+    s.in.node_gather_ps = s.in.gather_ps + 1; /* not cheaper: the gather */
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.node_path, 0);
+    s.in.node_gather_ps = 0;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.node_path, 0);
+    free(sum.block);
+    plan_topo_free(&t);
+    plan_matrix_free(&m);
+    site_free(&s);
+}
+END_TEST
+
 START_TEST(forecast_futile_gather_explores)
 {
     /* a site where a measured plan wins before gathering: it gathers; once a gathered pattern
@@ -1072,6 +1122,7 @@ int main(void)
     tcase_add_test(props, summary_optimistic_is_a_lower_bound);
     tcase_add_test(props, summary_finds_mismatched_receives);
     tcase_add_test(props, summary_node_figures);
+    tcase_add_test(props, forecast_node_path_at_scale);
     tcase_add_test(props, summary_node_optimistic_is_a_lower_bound);
     tcase_set_timeout(props, 120);
     suite_add_tcase(s, basic);
