@@ -236,11 +236,16 @@ int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t me
     for (int k = 0; k < ch->explore; k++)
         if (k != i && ch->cand[k].score_ps < other)
             other = ch->cand[k].score_ps;
-    if (other == UINT64_MAX || !beyond(measured_ps, other, PLAN_CHOICE_LOSS)) {
-        ch->strikes = 0;
-        return 0;
-    }
-    ch->strike_ps = ch->strikes++ && ch->strike_ps < measured_ps ? ch->strike_ps : measured_ps;
+    ch->watch[ch->watched++ % PLAN_CHOICE_WATCH] = measured_ps;
+    uint32_t seen = ch->watched < PLAN_CHOICE_WATCH ? ch->watched : PLAN_CHOICE_WATCH;
+    ch->strikes = 0;
+    ch->strike_ps = UINT64_MAX;
+    for (uint32_t k = 0; other != UINT64_MAX && k < seen; k++)
+        if (beyond(ch->watch[k], other, PLAN_CHOICE_LOSS)) {
+            ch->strikes++;
+            if (ch->watch[k] < ch->strike_ps)
+                ch->strike_ps = ch->watch[k];
+        }
     if (ch->strikes < PLAN_CHOICE_STRIKES)
         return 0;
     ch->cand[i].score_ps = ch->strike_ps; /* what it takes now, for plan_choice_reopen */
@@ -269,7 +274,7 @@ int plan_choice_reopen(plan_choice *ch)
     if (!ch->reopened && ch->trials <= (UINT32_MAX - 1) / 2)
         ch->trials = 2 * ch->trials + 1;
     ch->rechecks += (uint32_t)recheck;
-    ch->strikes = 0;
+    ch->strikes = ch->watched = 0;
     for (int i = 0; i < ch->explore; i++)
         if (first[i] == UINT64_MAX || beyond(first[i], best, PLAN_CHOICE_CLOSE))
             done(ch, i);

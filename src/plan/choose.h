@@ -18,9 +18,10 @@
  * another candidate measured at least twice is not measured again; the second round measures only candidates whose first-round score was
  * within PLAN_CHOICE_CLOSE percent of the best. Settling keeps MPI's algorithm unless another
  * candidate's score beats its own by more than PLAN_CHOICE_EDGE percent. Once settled, a choice
- * whose candidate measures PLAN_CHOICE_STRIKES calls in a row more than PLAN_CHOICE_LOSS percent
- * of another's score is measured again, at most PLAN_CHOICE_RECHECKS times (a network whose
- * state changed: MPI's algorithm fast in a pattern's first calls and twice as slow later). */
+ * whose candidate measures PLAN_CHOICE_STRIKES of its last PLAN_CHOICE_WATCH calls more than
+ * PLAN_CHOICE_LOSS percent of another's score is measured again, at most PLAN_CHOICE_RECHECKS
+ * times (a network whose state changed: MPI's algorithm fast in a pattern's first calls and
+ * twice as slow later, or slow every other call: a fast call in between must not hide it). */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,
@@ -29,6 +30,7 @@ enum {
     PLAN_CHOICE_CLOSE = 120,
     PLAN_CHOICE_EDGE = 3,
     PLAN_CHOICE_STRIKES = 2,
+    PLAN_CHOICE_WATCH = 4,
     PLAN_CHOICE_RECHECKS = 2
 };
 
@@ -60,8 +62,11 @@ typedef struct plan_choice {
     int next;                              /* index of the candidate the next call runs */
     int settled;                           /* exploration over: cand[next] is final */
     int reopened;                          /* plan_choice_reopen started a second round */
-    uint32_t strikes;                      /* settled: calls in a row that contradicted it */
+    uint32_t strikes;                      /* settled: of the last PLAN_CHOICE_WATCH calls,
+                                              those that contradicted it */
     uint64_t strike_ps;                    /* the fastest of them */
+    uint32_t watched;                      /* settled calls observed since settling */
+    uint64_t watch[PLAN_CHOICE_WATCH];     /* the last of them (ring, by watched) */
     uint32_t rechecks;                     /* rounds started because it was contradicted */
     plan_samples samples[PLAN_CHOICE_EXPLORE_MAX]; /* of cand[0 .. explore), in the current
                                                       round */
@@ -111,9 +116,9 @@ void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
 /* After the choice settled: notes a measured call of the candidate it settled on (others are
- * ignored). Returns 1 when the last PLAN_CHOICE_STRIKES such calls each took more than
- * PLAN_CHOICE_LOSS percent of the best score of the other measured candidates: the
- * settlement is contradicted: the candidate's score becomes the fastest of those calls, and
+ * ignored). Returns 1 when at least PLAN_CHOICE_STRIKES of the last PLAN_CHOICE_WATCH such
+ * calls each took more than PLAN_CHOICE_LOSS percent of the best score of the other measured
+ * candidates: the settlement is contradicted: the candidate's score becomes the fastest of those calls, and
  * plan_choice_reopen measures again. */
 int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 

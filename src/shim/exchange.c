@@ -63,12 +63,14 @@ static void feedback(shim_comm *rec, const shim_agreement *ag)
     uint64_t ps = pv->algo == PLAN_ALGO_NATIVE ? ag->prev_exec_ps : ag->prev_whole_ps;
     if (s->choice.settled) {
         char name[48];
-        if (plan_choice_observe(&s->choice, pv->algo, pv->variant, ps) &&
-            plan_choice_reopen(&s->choice))
-            shim_log(1, "measuring again on %d ranks: %s took %.3g ms in %d calls in a row, "
-                        "slower than when it was chosen",
+        if (!plan_choice_observe(&s->choice, pv->algo, pv->variant, ps))
+            return;
+        int strikes = (int)s->choice.strikes;
+        if (plan_choice_reopen(&s->choice))
+            shim_log(1, "measuring again on %d ranks: %s took %.3g ms or more in %d of its last "
+                        "%d calls, slower than when it was chosen",
                      rec->p, shim_run_name(pv->algo, pv->variant, name, sizeof name),
-                     (double)s->choice.strike_ps * 1e-9, (int)PLAN_CHOICE_STRIKES);
+                     (double)s->choice.strike_ps * 1e-9, strikes, (int)PLAN_CHOICE_WATCH);
         return;
     }
     plan_choice_record(&s->choice, pv->algo, pv->variant, ps);

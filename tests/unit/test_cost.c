@@ -434,8 +434,9 @@ END_TEST
 START_TEST(choice_rechecked_when_contradicted)
 {
     /* native settles (median 55 against direct's 60); then its calls take 130 (the network's
-     * state changed): one such call is a strike, a fast one clears it, two in a row reopen the
-     * choice, measuring both again (3 calls each: the second round's 2 trials + 1), and it
+     * state changed): one such call is a strike, which leaves the watch after
+     * PLAN_CHOICE_WATCH more calls; two among the last PLAN_CHOICE_WATCH (a fast call between
+     * them or not) reopen the choice, measuring both again (3 calls each: the second round's 2 trials + 1), and it
      * settles on direct; a contradiction of direct (170 twice against native's 130 x 1.25)
      * rechecks again without raising the trials; after PLAN_CHOICE_RECHECKS rechecks no more */
     const uint64_t model[4] = {100, 120, 1000, 1000};
@@ -446,9 +447,12 @@ START_TEST(choice_rechecked_when_contradicted)
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
     ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_DIRECT, 0, 500), 0); /* not chosen */
     ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 130), 0);
-    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 70), 0); /* cleared */
+    for (int k = 0; k < PLAN_CHOICE_WATCH; k++) /* the strike leaves the watch */
+        ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 70), 0);
     ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 140), 0);
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 70), 0); /* not cleared */
     ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 130), 1);
+    ck_assert_uint_eq(ch.strikes, 2);
     ck_assert_uint_eq(ch.cand[0].score_ps, 130);
     ck_assert_int_eq(plan_choice_reopen(&ch), 1);
     ck_assert_int_eq(ch.settled, 0);
