@@ -277,6 +277,16 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
     }
 }
 
+/* How many measured calls native's correction rests on (the history plan_forecast_ratio
+ * reads). */
+static int native_samples(const plan_forecast_in *in, int cls)
+{
+    int key = plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant), n = 0;
+    if (in->site)
+        n = plan_learn_samples(&in->site->learn, key, cls);
+    return n || !in->comm ? n : plan_learn_samples(&in->comm->learn, key, cls);
+}
+
 /* MPI's algorithm's model, correction and state, and the overheads' corrections, into f. */
 static void native_figures(const plan_forecast_in *in, plan_forecast *f)
 {
@@ -317,6 +327,13 @@ static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t be
         plan_budget_allows(b, pred, in->budget_pct)) {
         f->measure_native = f->exploring = 1;
         f->why = "MPI's algorithm measured long ago: measured again";
+        return;
+    }
+    /* one call of MPI's algorithm (a pattern's first, on cold connections) must not condemn
+     * it: measured once more, which costs nothing over MPI */
+    if (in->learn && native_samples(in, f->cls) == 1) {
+        f->measure_native = 1;
+        f->why = "MPI's algorithm measured once at this size: measured again";
         return;
     }
     int first = 0;

@@ -118,7 +118,7 @@ typedef struct plan_forecast {
                                 gather) instead of the gathered matrix */
     plan_algo explore;       /* a family this call runs to measure it (NATIVE: none) */
     int measure_native;      /* this call runs MPI's algorithm to measure it (not measured
-                                yet at this size, or measured long ago) */
+                                yet at this size, only once, or long ago) */
     int exploring;           /* this call explores (measure_native again, or `explore`) */
     uint64_t best_ps;        /* the best estimate (what exploring is measured against) */
     int settled;             /* native, and no family is worth trying even if the pattern
@@ -142,7 +142,9 @@ typedef struct plan_forecast {
  *   patterns are known not to repeat: at least 4 new ones, fewer than 2 calls each); after a
  *   futile gather (the history's last gathered pattern ran MPI's algorithm after all) the
  *   gather is exploring, within the budget, else MPI's algorithm runs (waiting); native
- *   measured long ago (stale) is measured again instead, if the budget allows;
+ *   measured long ago (stale) is measured again instead, if the budget allows, and native
+ *   measured only once at this size (the nearest class with samples) is measured again first
+ *   (not charged as exploring: it costs nothing over MPI);
  * - else, if not tiny, the family whose exploring is predicted to cost least (the lowest
  *   estimate among equal predictions) is explored (gathered, planned and run) if the budget allows: one not measured yet estimated (by the
  *   largest of native's and the measured families' corrections and PLAN_FORECAST_SAFETY

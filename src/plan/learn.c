@@ -39,20 +39,33 @@ static int cell_stale(const plan_learn_cell *c, uint64_t now)
     return (uint32_t)now - c->last >= after;
 }
 
+/* The cell plan_learn_ratio reads for key in class cls: the nearest class with samples (cls,
+ * then cls - 1, cls + 1, cls - 2, cls + 2); NULL if none. */
+static const plan_learn_cell *nearest_cell(const plan_learner *l, int key, int cls)
+{
+    if (key < 0 || key >= PLAN_LEARN_KEYS)
+        return NULL;
+    for (int d = 0; d <= 2 * PLAN_LEARN_REACH; d++) {
+        int k = cls + (d % 2 ? -(d + 1) / 2 : d / 2);
+        if (k >= 0 && k < PLAN_LEARN_CLASSES && l->cell[key][k].n)
+            return &l->cell[key][k];
+    }
+    return NULL;
+}
+
 plan_learn_state plan_learn_ratio(const plan_learner *l, int key, int cls, uint32_t *ratio)
 {
-    *ratio = PLAN_LEARN_ONE;
-    if (key < 0 || key >= PLAN_LEARN_KEYS)
+    const plan_learn_cell *c = nearest_cell(l, key, cls);
+    *ratio = c ? c->median : PLAN_LEARN_ONE;
+    if (!c)
         return PLAN_LEARN_UNKNOWN;
-    for (int d = 0; d <= 2 * PLAN_LEARN_REACH; d++) {
-        int k = cls + (d % 2 ? -(d + 1) / 2 : d / 2); /* cls, cls - 1, cls + 1, ... */
-        if (k < 0 || k >= PLAN_LEARN_CLASSES || !l->cell[key][k].n)
-            continue;
-        const plan_learn_cell *c = &l->cell[key][k];
-        *ratio = c->median;
-        return cell_stale(c, l->now) ? PLAN_LEARN_STALE : PLAN_LEARN_KNOWN;
-    }
-    return PLAN_LEARN_UNKNOWN;
+    return cell_stale(c, l->now) ? PLAN_LEARN_STALE : PLAN_LEARN_KNOWN;
+}
+
+int plan_learn_samples(const plan_learner *l, int key, int cls)
+{
+    const plan_learn_cell *c = nearest_cell(l, key, cls);
+    return c ? c->n : 0;
 }
 
 uint64_t plan_learn_apply(uint64_t model_ps, uint32_t ratio)

@@ -68,6 +68,10 @@ int plan_learn_class(uint64_t bytes);
  * none, *ratio = PLAN_LEARN_ONE and PLAN_LEARN_UNKNOWN. */
 plan_learn_state plan_learn_ratio(const plan_learner *l, int key, int cls, uint32_t *ratio);
 
+/* How many measured calls the correction plan_learn_ratio gives for key in class cls rests on
+ * (0: unknown). */
+int plan_learn_samples(const plan_learner *l, int key, int cls);
+
 /* model_ps corrected by ratio (model * ratio / PLAN_LEARN_ONE, saturating). */
 uint64_t plan_learn_apply(uint64_t model_ps, uint32_t ratio);
 

@@ -838,6 +838,12 @@ START_TEST(forecast_measures_stale_native)
     ck_assert_int_eq(f.explore, PLAN_ALGO_DIRECT);
     uint64_t direct = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
     site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f.cls, direct, direct, 0, 0);
+    plan_forecast_make(&s.in, &f); /* native measured once: once more, not exploring */
+    ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
+    ck_assert_int_eq(f.measure_native, 1);
+    ck_assert_int_eq(f.exploring, 0);
+    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, f.native_model, f.native_model,
+                0, 0);
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER); /* measured: it wins */
     ck_assert_int_eq(f.measure_native, 0);
@@ -853,6 +859,43 @@ START_TEST(forecast_measures_stale_native)
     ck_assert_int_eq(f.exploring, 1);
     free(sum.block);
     site_free(&s);
+}
+END_TEST
+
+START_TEST(forecast_native_single_call_measured_again)
+{
+    /* MPI's algorithm's first call at a size took 4 times what it takes later (cold
+     * connections); a plan measured at twice native's model wins against that one call, so
+     * native is measured once more (not exploring); measured at its model, native wins: no
+     * gather. The plan's win stands where native's second call confirms the first */
+    for (int confirm = 0; confirm < 2; confirm++) {
+        site s;
+        site_init(&s);
+        s.c.native_pct = 0;
+        uint64_t st = 21;
+        plan_summary sum = drifting(&st, 1 << 20, &s.c);
+        s.in.s = &sum;
+        plan_forecast f;
+        plan_forecast_make(&s.in, &f);
+        ck_assert_int_eq(f.measure_native, 1); /* not measured yet */
+        uint64_t native = f.native_model;
+        int key = plan_learn_key(PLAN_ALGO_NATIVE, 0);
+        site_record(&s, key, f.cls, 4 * native, native, 0, 0);
+        uint64_t direct = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
+        site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f.cls, 2 * native,
+                    direct, 0, 0);
+        plan_forecast_make(&s.in, &f);
+        ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
+        ck_assert_int_eq(f.measure_native, 1);
+        ck_assert_int_eq(f.exploring, 0);
+        site_record(&s, key, f.cls, confirm ? 4 * native : native, native, 0, 0);
+        plan_forecast_make(&s.in, &f);
+        ck_assert_int_eq(f.measure_native, 0);
+        ck_assert_int_eq(f.action, confirm ? PLAN_FORECAST_GATHER : PLAN_FORECAST_NATIVE);
+        ck_assert_uint_eq(f.native_ps, confirm ? 4 * native : native);
+        free(sum.block);
+        site_free(&s);
+    }
 }
 END_TEST
 
@@ -1072,8 +1115,9 @@ START_TEST(forecast_futile_gather_explores)
     s.in.s = &sum;
     plan_forecast f;
     plan_forecast_make(&s.in, &f);
-    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, f.native_model, f.native_model,
-                0, 0);
+    for (int i = 0; i < 2; i++) /* native measured twice (once is measured again) */
+        site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, f.native_model,
+                    f.native_model, 0, 0);
     uint64_t direct = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
     site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f.cls, direct, direct, 0, 0);
     plan_forecast_make(&s.in, &f);
@@ -1112,6 +1156,7 @@ int main(void)
     tcase_add_test(basic, forecast_explores_within_budget);
     tcase_add_test(basic, forecast_reexplores_stale_family);
     tcase_add_test(basic, forecast_measures_stale_native);
+    tcase_add_test(basic, forecast_native_single_call_measured_again);
     tcase_add_test(basic, forecast_native_keys_with_nodes);
     tcase_add_test(basic, forecast_node_families);
     tcase_add_test(props, summary_equals_matrix);
