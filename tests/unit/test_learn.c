@@ -457,6 +457,19 @@ static plan_summary drifting(uint64_t *st, uint64_t max_entry, const plan_cost_p
     return s;
 }
 
+/* A site (site_init) whose model has native_pct and one random dense pattern of it (seed),
+ * which s->in describes. The pattern's summary is the caller's to free. */
+static plan_summary *site_with_pattern(site *s, uint32_t native_pct, uint64_t seed)
+{
+    site_init(s);
+    s->c.native_pct = native_pct;
+    plan_summary *sum = malloc(sizeof *sum);
+    ck_assert(sum);
+    *sum = drifting(&seed, 1 << 20, &s->c);
+    s->in.s = sum;
+    return sum;
+}
+
 /* One call of a drifting site whose true times are truth_native x native's model and
  * truth_plan x a family's optimistic model: forecasts, "runs" and records what ran. Returns
  * the family that ran. */
@@ -816,11 +829,7 @@ START_TEST(forecast_measures_stale_native)
     /* a site where a plan wins: native measured long ago is measured again (once the budget
      * allows), which counts as exploring */
     site s;
-    site_init(&s);
-    s.c.native_pct = 500;
-    uint64_t st = 9;
-    plan_summary sum = drifting(&st, 1 << 20, &s.c);
-    s.in.s = &sum;
+    plan_summary *sum = site_with_pattern(&s, 500, 9);
     for (int i = 0; i < 100; i++) {
         plan_history_calls(s.site, i == 0, 0);
         plan_history_calls(s.comm, i == 0, 0);
@@ -836,7 +845,7 @@ START_TEST(forecast_measures_stale_native)
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
     ck_assert_int_eq(f.exploring, 1);
     ck_assert_int_eq(f.explore, PLAN_ALGO_DIRECT);
-    uint64_t direct = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
+    uint64_t direct = plan_summary_optimistic(sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
     site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f.cls, direct, direct, 0, 0);
     plan_forecast_make(&s.in, &f); /* native measured once: once more, not exploring */
     ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
@@ -857,7 +866,8 @@ START_TEST(forecast_measures_stale_native)
     ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
     ck_assert_int_eq(f.measure_native, 1);
     ck_assert_int_eq(f.exploring, 1);
-    free(sum.block);
+    free(sum->block);
+    free(sum);
     site_free(&s);
 }
 END_TEST
@@ -870,18 +880,14 @@ START_TEST(forecast_native_single_call_measured_again)
      * gather. The plan's win stands where native's second call confirms the first */
     for (int confirm = 0; confirm < 2; confirm++) {
         site s;
-        site_init(&s);
-        s.c.native_pct = 0;
-        uint64_t st = 21;
-        plan_summary sum = drifting(&st, 1 << 20, &s.c);
-        s.in.s = &sum;
+        plan_summary *sum = site_with_pattern(&s, 0, 21);
         plan_forecast f;
         plan_forecast_make(&s.in, &f);
         ck_assert_int_eq(f.measure_native, 1); /* not measured yet */
         uint64_t native = f.native_model;
         int key = plan_learn_key(PLAN_ALGO_NATIVE, 0);
         site_record(&s, key, f.cls, 4 * native, native, 0, 0);
-        uint64_t direct = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
+        uint64_t direct = plan_summary_optimistic(sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
         site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f.cls, 2 * native,
                     direct, 0, 0);
         plan_forecast_make(&s.in, &f);
@@ -893,7 +899,8 @@ START_TEST(forecast_native_single_call_measured_again)
         ck_assert_int_eq(f.measure_native, 0);
         ck_assert_int_eq(f.action, confirm ? PLAN_FORECAST_GATHER : PLAN_FORECAST_NATIVE);
         ck_assert_uint_eq(f.native_ps, confirm ? 4 * native : native);
-        free(sum.block);
+        free(sum->block);
+        free(sum);
         site_free(&s);
     }
 }
@@ -1108,17 +1115,13 @@ START_TEST(forecast_futile_gather_explores)
      * algorithm runs, waiting, and later calls may go unchecked); a gathered pattern that ran
      * a plan ends that */
     site s;
-    site_init(&s);
-    s.c.native_pct = 500;
-    uint64_t st = 9;
-    plan_summary sum = drifting(&st, 1 << 20, &s.c);
-    s.in.s = &sum;
+    plan_summary *sum = site_with_pattern(&s, 500, 9);
     plan_forecast f;
     plan_forecast_make(&s.in, &f);
     for (int i = 0; i < 2; i++) /* native measured twice (once is measured again) */
         site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, f.native_model,
                     f.native_model, 0, 0);
-    uint64_t direct = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
+    uint64_t direct = plan_summary_optimistic(sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
     site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f.cls, direct, direct, 0, 0);
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
@@ -1138,7 +1141,8 @@ START_TEST(forecast_futile_gather_explores)
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
     ck_assert_int_eq(f.exploring, 0);
-    free(sum.block);
+    free(sum->block);
+    free(sum);
     site_free(&s);
 }
 END_TEST
