@@ -15,8 +15,8 @@
  * candidate, the first PLAN_CHOICE_SECOND are kept for their median. At most
  * PLAN_CHOICE_MAX candidates: every family and one more variant. In the first round a measured
  * candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest call of
- * another candidate measured at least twice is not measured again; the second round measures only candidates whose first-round score was
- * within PLAN_CHOICE_CLOSE percent of the best. Settling keeps MPI's algorithm unless another
+ * another candidate measured at least twice is not measured again; the second round measures
+ * only candidates whose first-round score was within PLAN_CHOICE_CLOSE percent of the best. Settling keeps MPI's algorithm unless another
  * candidate's score beats its own by more than PLAN_CHOICE_EDGE percent. Once settled, a choice
  * whose candidate measures PLAN_CHOICE_STRIKES of its last PLAN_CHOICE_WATCH calls more than
  * PLAN_CHOICE_LOSS percent of another's score is measured again, at most PLAN_CHOICE_RECHECKS
@@ -118,8 +118,8 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t me
 /* After the choice settled: notes a measured call of the candidate it settled on (others are
  * ignored). Returns 1 when at least PLAN_CHOICE_STRIKES of the last PLAN_CHOICE_WATCH such
  * calls each took more than PLAN_CHOICE_LOSS percent of the best score of the other measured
- * candidates: the settlement is contradicted: the candidate's score becomes the fastest of those calls, and
- * plan_choice_reopen measures again. */
+ * candidates: the settlement is contradicted: the candidate's score becomes the fastest of
+ * those calls, and plan_choice_reopen measures again. */
 int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
 /* Starts a second round of measurement among the explored candidates of a choice that

@@ -17,14 +17,22 @@ static uint64_t plus_pct(uint64_t t, uint32_t pct)
     return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
+/* The learner plan_forecast_ratio reads for key in class cls: the site's where it has samples
+ * within reach, else the communicator's (NULL if there is none). */
+static const plan_learner *learner_of(const plan_history *site, const plan_history *comm,
+                                      int key, int cls)
+{
+    if (site && plan_learn_samples(&site->learn, key, cls))
+        return &site->learn;
+    return comm ? &comm->learn : NULL;
+}
+
 plan_learn_state plan_forecast_ratio(const plan_history *site, const plan_history *comm,
                                      int key, int cls, uint32_t *ratio)
 {
-    plan_learn_state st = PLAN_LEARN_UNKNOWN;
-    if (site && (st = plan_learn_ratio(&site->learn, key, cls, ratio)) != PLAN_LEARN_UNKNOWN)
-        return st;
-    if (comm)
-        return plan_learn_ratio(&comm->learn, key, cls, ratio);
+    const plan_learner *l = learner_of(site, comm, key, cls);
+    if (l)
+        return plan_learn_ratio(l, key, cls, ratio);
     *ratio = PLAN_LEARN_ONE;
     return PLAN_LEARN_UNKNOWN;
 }
@@ -281,10 +289,9 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
  * reads). */
 static int native_samples(const plan_forecast_in *in, int cls)
 {
-    int key = plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant), n = 0;
-    if (in->site)
-        n = plan_learn_samples(&in->site->learn, key, cls);
-    return n || !in->comm ? n : plan_learn_samples(&in->comm->learn, key, cls);
+    int key = plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant);
+    const plan_learner *l = learner_of(in->site, in->comm, key, cls);
+    return l ? plan_learn_samples(l, key, cls) : 0;
 }
 
 /* MPI's algorithm's model, correction and state, and the overheads' corrections, into f. */

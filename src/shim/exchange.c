@@ -84,8 +84,9 @@ static void feedback(shim_comm *rec, const shim_agreement *ag)
                                   c->score_ps == UINT64_MAX ? 0.0 : (double)c->score_ps * 1e-9);
         }
         const plan_candidate *c = plan_choice_current(&s->choice);
-        shim_log(1, "measured on %d ranks: %s (%s); runs %s from now on", rec->p, line,
-                 s->choice.reopened ? "median of the second round's calls" : "median of the first round's calls",
+        shim_log(1, "measured on %d ranks: %s (median of the %s round's calls); runs %s from "
+                    "now on",
+                 rec->p, line, s->choice.reopened ? "second" : "first",
                  shim_run_name(c->algo, c->variant, name, sizeof name));
     }
 }
@@ -115,14 +116,13 @@ static double native_estimate(const shim_slot *s, plan_algo algo, double t)
     return (double)s->model_native_ps * 1e-12;
 }
 
-/* After an agreed call c that may have run a plan (or whose pattern may still be planned):
- * whether the next calls may run unchecked (see the file comment). wait_ps: the call ran MPI's algorithm while
- * a candidate waits for the budget, which measuring it is predicted to cost; the run then ends
- * when the budget is expected to allow it (at the last measured time of MPI's algorithm per
- * call), not later, and does not lengthen the next. */
-static void update_quiet(const shim_call *c, int may_plan, uint64_t wait_ps)
+/* After an agreed call on rec that may have run a plan (or whose pattern may still be
+ * planned): whether the next calls may run unchecked (see the file comment). wait_ps: the call
+ * ran MPI's algorithm while a candidate waits for the budget, which measuring it is predicted
+ * to cost; the run then ends when the budget is expected to allow it (at the last measured
+ * time of MPI's algorithm per call), not later, and does not lengthen the next. */
+static void update_quiet(shim_comm *rec, int may_plan, uint64_t wait_ps)
 {
-    shim_comm *rec = c->rec;
     if (shim_g.cfg.recheck == 0)
         return;
     if (may_plan) {
@@ -423,7 +423,7 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
     int native = r->algo == PLAN_ALGO_NATIVE &&
                  (c->waiting || (s->choice.settled &&
                                  plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
-    update_quiet(c, !native, c->waiting ? c->wait_ps : 0);
+    update_quiet(rec, !native, c->waiting ? c->wait_ps : 0);
     return MPI_SUCCESS;
 }
 
@@ -488,7 +488,7 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     shim_log(2, "%s on %d ranks: native (decided before gathering), %llu bytes sent on this "
                 "rank, %.6f s",
              shim_args_name(c->a), rec->p, (unsigned long long)bytes, t);
-    update_quiet(c, !fc->settled, fc->waiting ? fc->wait_ps : 0);
+    update_quiet(rec, !fc->settled, fc->waiting ? fc->wait_ps : 0);
     return MPI_SUCCESS;
 }
 

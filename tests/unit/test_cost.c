@@ -417,12 +417,8 @@ START_TEST(choice_first_round_median)
     const uint64_t model[4] = {100, 120, 1000, 1000};
     const uint64_t took[6] = {40, 85, 200, 86, 190, 84};
     plan_choice ch = choice_of(model, 50, 3);
-    for (int k = 0; k < 6; k++) {
-        plan_algo a = plan_choice_next(&ch);
-        ck_assert_int_eq(a, k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
-        plan_choice_start(&ch, a, 0);
-        plan_choice_record(&ch, a, 0, took[k]);
-    }
+    for (int k = 0; k < 6; k++)
+        ck_assert_int_eq(run_next(&ch, took[k]), k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
     ck_assert_int_eq(ch.settled, 1);
     ck_assert_uint_eq(ch.cand[0].score_ps, 190);
     ck_assert_uint_eq(ch.cand[0].best_ps, 40);
@@ -436,9 +432,10 @@ START_TEST(choice_rechecked_when_contradicted)
     /* native settles (median 55 against direct's 60); then its calls take 130 (the network's
      * state changed): one such call is a strike, which leaves the watch after
      * PLAN_CHOICE_WATCH more calls; two among the last PLAN_CHOICE_WATCH (a fast call between
-     * them or not) reopen the choice, measuring both again (3 calls each: the second round's 2 trials + 1), and it
-     * settles on direct; a contradiction of direct (170 twice against native's 130 x 1.25)
-     * rechecks again without raising the trials; after PLAN_CHOICE_RECHECKS rechecks no more */
+     * them or not) reopen the choice, measuring both again (3 calls each: the second round's
+     * 2 trials + 1), and it settles on direct; a contradiction of direct (170 twice against
+     * native's 130 x 1.25) rechecks again without raising the trials; after
+     * PLAN_CHOICE_RECHECKS rechecks no more */
     const uint64_t model[4] = {100, 120, 1000, 1000};
     plan_choice ch = choice_of(model, 50, 1);
     run_next(&ch, 55);
@@ -495,12 +492,9 @@ START_TEST(choice_second_round_median)
         plan_choice ch = choice_of(model, 50, 3);
         for (int round = 0; round < 2; round++) {
             const uint64_t *took = round ? (fast ? fast_native : slow_native) : round1;
-            for (int k = 0; k < (round ? 14 : 6); k++) {
-                plan_algo a = plan_choice_next(&ch);
-                ck_assert_int_eq(a, k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
-                plan_choice_start(&ch, a, 0);
-                plan_choice_record(&ch, a, 0, took[k]);
-            }
+            for (int k = 0; k < (round ? 14 : 6); k++)
+                ck_assert_int_eq(run_next(&ch, took[k]),
+                                 k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
             ck_assert_int_eq(ch.settled, 1);
             if (!round) {
                 ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
@@ -540,11 +534,8 @@ START_TEST(choice_second_round_median)
      * direct 1, stepwise 30) direct is dropped, and stepwise's median is its own 30 */
     const uint64_t three[4] = {100, 110, 120, 1000};
     ch = choice_of(three, 50, 1);
-    for (int k = 0; k < 3; k++) {
-        plan_algo a = plan_choice_next(&ch);
-        plan_choice_start(&ch, a, 0);
-        plan_choice_record(&ch, a, 0, 10);
-    }
+    for (int k = 0; k < 3; k++)
+        run_next(&ch, 10);
     ck_assert_int_eq(plan_choice_reopen(&ch), 1);
     for (int k = 0; k < 6; k++) {
         plan_algo a = plan_choice_next(&ch);
