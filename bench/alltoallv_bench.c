@@ -43,6 +43,7 @@ static void describe_run(bench_meta *meta, const bench_opts *o, const bench_hrel
     meta->half_duplex = o->half_duplex;
     meta->seed = o->seed;
     meta->reps = o->reps;
+    meta->runs = o->runs;
     meta->warmup = o->warmup;
     meta->check_every = o->check_every;
     meta->online_cpus = sysconf(_SC_NPROCESSORS_ONLN);

@@ -38,6 +38,7 @@ typedef struct bench_opts {
     int candidates[BENCH_MAX_CANDIDATES]; /* indices into bench_candidates, in table order */
     int ncandidates;
     int reps;
+    int runs;         /* the measurement of every pattern and size repeated; rows: medians */
     int warmup;       /* untimed calls of every candidate before the timed ones */
     uint64_t seed;
     double rate_bps;  /* link rate in bits/s; 0: measure it */
@@ -270,6 +271,8 @@ typedef struct bench_row {
     double run_total_s; /* their times summed (each the max over ranks) */
     double run_ratio_native, run_ratio_bound; /* run_total_s over native's, over the bounds'
                                                   sum */
+    int runs;           /* the row is the median of this many runs' rows (--runs) */
+    double run_ratio_native_lo, run_ratio_native_hi; /* run_ratio_native's range over them */
     int checked;        /* calls compared with PMPI's result */
 } bench_row;
 
@@ -287,7 +290,7 @@ typedef struct bench_meta {
     int nodes;
     int half_duplex;
     uint64_t seed;
-    int reps, warmup, check_every;
+    int reps, runs, warmup, check_every;
     long online_cpus;
 } bench_meta;
 
@@ -415,6 +418,12 @@ typedef struct bench_log {
 /* The status of a slot: ok, n/a (a family whose first call ran something else), WRONG,
  * no-hrelay or refused. */
 const char *bench_slot_status(const bench_slot *s, int candidate);
+
+/* Rank 0: rows[0 .. n) from the rows of nruns runs (runs[j * n + k]: candidate k in run j):
+ * the first run's row with every timing figure the median over the runs (of those that are
+ * numbers), min_s the least, the statuses and ran names joined, checked calls summed, and
+ * run_ratio_native's range (merge_runs.c). Returns 0, or -1 if memory ran out. */
+int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows);
 
 /* Rank 0: fills rows[0 .. nslots) from the slots and the log of seq's calls (rows.c).
  * Returns 0, or -1 if memory ran out. */

@@ -200,36 +200,55 @@ static void run_rounds(bench_ctx *ctx, const bench_sequence *seq, bench_exchange
     }
 }
 
+/* One run of seq's calls on fresh communicators into rows (rank 0) and the slots' mismatch
+ * counts into wrong. Returns 0, or -1 if memory or a duplicate ran out (on every rank alike). */
+static int measure_once(bench_ctx *ctx, const char *pattern, uint64_t bytes,
+                        const bench_sequence *seq, bench_exchange *x, bench_row *rows, int *wrong)
+{
+    const bench_opts *o = ctx->opts;
+    int n = o->ncandidates, rounds = 2 + o->warmup + o->reps;
+    bench_slot slots[BENCH_MAX_CANDIDATES];
+    MPI_Comm comms[BENCH_MAX_CANDIDATES];
+    bench_log l = {0};
+    int ok = open_comms(ctx, comms, slots) == 0, all_ok;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (all_ok)
+        all_ok = log_alloc(&l, rounds, 1 + o->warmup, n, ctx->comm) == 0;
+    if (all_ok) {
+        run_rounds(ctx, seq, x, comms, pattern, bytes, slots, &l);
+        log_reduce(&l, ctx);
+        all_ok = ctx->rank != 0 ||
+                 bench_fill_rows(ctx, pattern, bytes, seq, slots, &l, rows) == 0;
+        MPI_Bcast(&all_ok, 1, MPI_INT, 0, ctx->comm);
+    }
+    close_comms(comms, n);
+    for (int k = 0; all_ok && k < n; k++)
+        *wrong += slots[k].wrong;
+    free(l.t);
+    free(l.ran);
+    return all_ok ? 0 : -1;
+}
+
 int bench_measure(bench_ctx *ctx, const char *pattern, uint64_t bytes, const bench_sequence *seq,
                   bench_row *rows)
 {
     const bench_opts *o = ctx->opts;
-    int n = o->ncandidates, rounds = 2 + o->warmup + o->reps;
+    int n = o->ncandidates, wrong = 0;
     bench_exchange x;
-    bench_slot slots[BENCH_MAX_CANDIDATES];
-    MPI_Comm comms[BENCH_MAX_CANDIDATES];
-    bench_log l = {0};
-    int ok = bench_exchange_alloc(&x, seq) == 0, all_ok;
+    bench_row *runs = NULL;
+    int ok = bench_exchange_alloc(&x, seq) == 0 &&
+             (ctx->rank != 0 || o->runs == 1 ||
+              (runs = malloc(sizeof *runs * (size_t)o->runs * (size_t)n)) != NULL),
+        all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (all_ok) {
-        ok = open_comms(ctx, comms, slots) == 0;
-        MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
-        if (all_ok)
-            all_ok = log_alloc(&l, rounds, 1 + o->warmup, n, ctx->comm) == 0;
-        if (all_ok) {
-            run_rounds(ctx, seq, &x, comms, pattern, bytes, slots, &l);
-            log_reduce(&l, ctx);
-            all_ok = ctx->rank != 0 || bench_fill_rows(ctx, pattern, bytes, seq, slots, &l,
-                                                       rows) == 0;
-            MPI_Bcast(&all_ok, 1, MPI_INT, 0, ctx->comm);
-        }
-        close_comms(comms, n);
-    }
-    int wrong = 0;
-    for (int k = 0; all_ok && k < n; k++)
-        wrong += slots[k].wrong;
-    free(l.t);
-    free(l.ran);
+    for (int j = 0; all_ok && j < o->runs; j++)
+        all_ok = measure_once(ctx, pattern, bytes, seq, &x,
+                              runs ? runs + (size_t)j * n : rows, &wrong) == 0;
+    if (all_ok && runs)
+        all_ok = bench_merge_runs(runs, o->runs, n, rows) == 0;
+    if (o->runs > 1)
+        MPI_Bcast(&all_ok, 1, MPI_INT, 0, ctx->comm);
+    free(runs);
     bench_exchange_free(&x);
     return all_ok ? wrong : -1;
 }

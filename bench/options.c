@@ -45,6 +45,11 @@ static void usage(FILE *out)
             "                    node-direct, node-transpose, node-forward, node-aggregate (the\n"
             "                    node-level families: on one node they plan ranks), auto\n"
             "  --reps N          timed repetitions of every candidate (default 10)\n"
+            "  --runs K          measure every pattern and size K times over, each time on\n"
+            "                    fresh communicators (auto explores again); every figure of a\n"
+            "                    row is then the median over the K runs of that figure (min_s\n"
+            "                    the least, checked calls the sum), and x_run's range over the\n"
+            "                    runs is printed too (default 1)\n"
             "  --warmup N        calls of every candidate between its first (checked) call and\n"
             "                    the timed ones, so that plans are cached and auto has explored\n"
             "                    (default 8); timed for the whole-run sums only\n"
@@ -93,7 +98,9 @@ static void usage(FILE *out)
             "receives, at --rate: one NIC per node), ratio_node_bound, run_calls (every call of\n"
             "the candidate from its first, checked, warm-up and timed), run_total_s (their\n"
             "times summed), run_ratio_native and run_ratio_bound (that sum over native's, over\n"
-            "the bounds' sum), checked_calls (calls compared with PMPI's result). Drifting\n"
+            "the bounds' sum), checked_calls (calls compared with PMPI's result), runs (--runs:\n"
+            "the rows are medians over that many runs), run_ratio_native_lo and _hi (the least\n"
+            "and the largest run_ratio_native of those runs). Drifting\n"
             "patterns: bounds are medians over the timed calls and the bound ratios medians of\n"
             "each call's time over its own bound. The end of the run prints the CPU use of the\n"
             "whole run and auto against native over the whole run per pattern and size.\n"
@@ -263,7 +270,7 @@ static int parse_redist(const char *s, bench_opts *o)
 
 int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
 {
-    enum { O_PATTERNS = 256, O_SIZES, O_FAMILIES, O_REPS, O_WARMUP, O_RATE, O_DUPLEX, O_SEED, O_WO_K,
+    enum { O_PATTERNS = 256, O_SIZES, O_FAMILIES, O_REPS, O_RUNS, O_WARMUP, O_RATE, O_DUPLEX, O_SEED, O_WO_K,
            O_REDIST, O_CSV, O_JSON, O_QUIET, O_INJECT, O_HELP, O_CHECK_EVERY, O_NODE_SIZE,
            O_FFT_GRID, O_BFS_MAX, O_MOE_K, O_MOE_TOKEN, O_MOE_CAPACITY, O_MATRICES };
     static const struct option longopts[] = {
@@ -271,6 +278,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
         {"sizes", required_argument, NULL, O_SIZES},
         {"families", required_argument, NULL, O_FAMILIES},
         {"reps", required_argument, NULL, O_REPS},
+        {"runs", required_argument, NULL, O_RUNS},
         {"warmup", required_argument, NULL, O_WARMUP},
         {"rate", required_argument, NULL, O_RATE},
         {"duplex", required_argument, NULL, O_DUPLEX},
@@ -294,6 +302,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
     };
     memset(o, 0, sizeof *o);
     o->reps = 10;
+    o->runs = 1;
     o->warmup = 8;
     o->seed = 1;
     o->wo_k = 4;
@@ -317,6 +326,10 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
         case O_REPS:
             bad = parse_int(optarg, 1, 100000, &v);
             o->reps = (int)v;
+            break;
+        case O_RUNS:
+            bad = parse_int(optarg, 1, 1000, &v);
+            o->runs = (int)v;
             break;
         case O_WARMUP:
             bad = parse_int(optarg, 0, 100000, &v);

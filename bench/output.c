@@ -10,7 +10,7 @@ static const char *const csv_header =
     "pattern,ranks,bytes_per_rank,algorithm,ran,status,reps,median_s,q1_s,q3_s,min_s,"
     "lower_bound_s,bound_bytes,ratio_to_native,ratio_to_bound,cpu_use,bound_node_s,"
     "bound_node_bytes,ratio_node_bound,run_calls,run_total_s,run_ratio_native,run_ratio_bound,"
-    "checked_calls\n";
+    "checked_calls,runs,run_ratio_native_lo,run_ratio_native_hi\n";
 
 /* Writes s as a JSON string. */
 static void json_string(FILE *f, const char *s)
@@ -94,20 +94,25 @@ int bench_out_open(bench_out *out, const bench_opts *o, const bench_meta *meta,
         fprintf(f, ", \"nodes\": %d", meta->nodes);
         json_str_member(f, 0, "node_layout", meta->nodes_how);
         fprintf(f,
-                ", \"duplex\": \"%s\", \"seed\": %llu, \"reps\": %d, \"warmup\": %d, "
-                "\"check_every\": %d, \"online_cpus\": %ld},\n",
+                ", \"duplex\": \"%s\", \"seed\": %llu, \"reps\": %d, \"runs\": %d, "
+                "\"warmup\": %d, \"check_every\": %d, \"online_cpus\": %ld},\n",
                 meta->half_duplex ? "half" : "full", (unsigned long long)meta->seed, meta->reps,
-                meta->warmup, meta->check_every, meta->online_cpus);
+                meta->runs, meta->warmup, meta->check_every, meta->online_cpus);
         fputs(" \"rows\": [", f);
     }
     if (!o->quiet) {
+        char runs_note[160] = "";
+        if (meta->runs > 1)
+            snprintf(runs_note, sizeof runs_note,
+                     "; every pattern and size measured %d times over on fresh communicators, "
+                     "each figure the median of the %d runs'", meta->runs, meta->runs);
         printf("# alltoallv_bench: %s\n# %d ranks, hrelay %s, %s\n# link rate %.4g bit/s (%s), "
-               "%s duplex bound, %d repetitions after %d warm-up calls, seed %llu\n"
+               "%s duplex bound, %d repetitions after %d warm-up calls, seed %llu%s\n"
                "# nodes (one NIC each, for the node-level bound): %s\n",
                meta->command, meta->p, meta->hrelay ? meta->hrelay_version : "not loaded",
                meta->mpi_library, meta->rate_bps, meta->rate_how,
                meta->half_duplex ? "half" : "full", meta->reps, meta->warmup,
-               (unsigned long long)meta->seed, meta->nodes_how);
+               (unsigned long long)meta->seed, runs_note, meta->nodes_how);
         fflush(stdout);
     }
     return 0;
@@ -140,7 +145,10 @@ static void json_row(FILE *f, const bench_row *r)
     json_num_member(f, "run_total_s", r->run_total_s);
     json_num_member(f, "run_ratio_native", r->run_ratio_native);
     json_num_member(f, "run_ratio_bound", r->run_ratio_bound);
-    fprintf(f, ", \"checked_calls\": %d}", r->checked);
+    fprintf(f, ", \"checked_calls\": %d, \"runs\": %d", r->checked, r->runs);
+    json_num_member(f, "run_ratio_native_lo", r->run_ratio_native_lo);
+    json_num_member(f, "run_ratio_native_hi", r->run_ratio_native_hi);
+    fputc('}', f);
 }
 
 /* One row as a CSV line. */
@@ -167,7 +175,11 @@ static void csv_row(FILE *f, const bench_row *r)
         csv_number(f, run[k]);
         fputc(',', f);
     }
-    fprintf(f, "%d\n", r->checked);
+    fprintf(f, "%d,%d,", r->checked, r->runs);
+    csv_number(f, r->run_ratio_native_lo);
+    fputc(',', f);
+    csv_number(f, r->run_ratio_native_hi);
+    fputc('\n', f);
 }
 
 /* Microseconds for the text table, "-" when unknown. */
@@ -221,9 +233,10 @@ static void text_rows(const bench_row *rows, int n, const char *desc, const benc
     printf(", node-level bound %llu bytes", (unsigned long long)r0->bound_node_bytes);
     text_bound_us(r0->bound_node_s);
     printf("; whole run: %d calls per candidate\n", r0->run_calls);
-    printf("%-14s %-16s %-9s %11s %11s %11s %11s %9s %9s %6s %8s %8s\n", "algorithm", "ran",
+    int range = r0->runs > 1;
+    printf("%-14s %-16s %-9s %11s %11s %11s %11s %9s %9s %6s %8s %8s%s\n", "algorithm", "ran",
            "status", "median_us", "q1_us", "q3_us", "min_us", "x_native", "x_bound", "cpu",
-           "x_node", "x_run");
+           "x_node", "x_run", range ? "  x_run_lo x_run_hi" : "");
     for (int k = 0; k < n; k++) {
         const bench_row *r = &rows[k];
         printf("%-14s %-16s %-9s", r->algorithm, r->ran, r->status);
@@ -236,6 +249,10 @@ static void text_rows(const bench_row *rows, int n, const char *desc, const benc
         text_ratio(r->cpu_use, 6);
         text_ratio(r->ratio_node_bound, 8);
         text_ratio(r->run_ratio_native, 8);
+        if (range) {
+            text_ratio(r->run_ratio_native_lo, 9);
+            text_ratio(r->run_ratio_native_hi, 8);
+        }
         printf("\n");
     }
     fflush(stdout);

@@ -104,6 +104,7 @@ static void timed_row(const bench_ctx *ctx, const bench_sequence *seq, const ben
     row->run_calls = l->rounds;
     row->run_total_s = total;
     row->run_ratio_bound = bound_total > 0 ? total / bound_total : NAN;
+    row->runs = 1;
 }
 
 int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
@@ -126,6 +127,8 @@ int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
         row->t = (bench_quantiles){NAN, NAN, NAN, NAN, NAN};
         row->cpu_use = row->ratio_native = row->ratio_bound = row->ratio_node_bound = NAN;
         row->run_total_s = row->run_ratio_native = row->run_ratio_bound = NAN;
+        row->run_ratio_native_lo = row->run_ratio_native_hi = NAN;
+        row->runs = 1;
         row->checked = slots[k].checked;
         snprintf(row->ran, sizeof row->ran, "%s",
                  slots[k].skipped || slots[k].refused ? "" : bench_ran_name(slots[k].ran));
@@ -139,6 +142,7 @@ int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
         if (!strcmp(rows[k].status, "ok")) {
             rows[k].ratio_native = rows[k].t.median / rows[native].t.median;
             rows[k].run_ratio_native = rows[k].run_total_s / rows[native].run_total_s;
+            rows[k].run_ratio_native_lo = rows[k].run_ratio_native_hi = rows[k].run_ratio_native;
         }
     free(scratch);
     return 0;

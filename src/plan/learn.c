@@ -1,6 +1,8 @@
 /* Corrections of the cost model learned from measured calls (see learn.h). */
 #include "plan/learn.h"
 
+_Static_assert(PLAN_LEARN_KEYS <= 256 && PLAN_LEARN_CLASSES <= 256, "a cell's tags are bytes");
+
 /* Bounds of a ratio. */
 #define RATIO_MIN (PLAN_LEARN_ONE / 256)
 #define RATIO_MAX (PLAN_LEARN_ONE * 4096u)
@@ -45,12 +47,35 @@ static const plan_learn_cell *nearest_cell(const plan_learner *l, int key, int c
 {
     if (key < 0 || key >= PLAN_LEARN_KEYS)
         return NULL;
-    for (int d = 0; d <= 2 * PLAN_LEARN_REACH; d++) {
-        int k = cls + (d % 2 ? -(d + 1) / 2 : d / 2);
-        if (k >= 0 && k < PLAN_LEARN_CLASSES && l->cell[key][k].n)
-            return &l->cell[key][k];
+    const plan_learn_cell *best = NULL;
+    int best_rank = 2 * PLAN_LEARN_REACH + 1;
+    for (int i = 0; i < l->used; i++) {
+        const plan_learn_cell *c = &l->cell[i];
+        int d = (int)c->cls - cls;
+        /* the search order: distance, the lower class first */
+        int rank = d < 0 ? -2 * d - 1 : 2 * d;
+        if (c->key == key && c->n && rank < best_rank) {
+            best = c;
+            best_rank = rank;
+        }
     }
-    return NULL;
+    return best;
+}
+
+/* The cell of key in class cls, taken (and emptied) if the learner holds none yet: a free one,
+ * else the one sampled longest ago. */
+static plan_learn_cell *cell_for(plan_learner *l, int key, int cls)
+{
+    int oldest = 0;
+    for (int i = 0; i < l->used; i++) {
+        if (l->cell[i].key == key && l->cell[i].cls == cls)
+            return &l->cell[i];
+        if ((uint32_t)l->now - l->cell[i].last > (uint32_t)l->now - l->cell[oldest].last)
+            oldest = i;
+    }
+    int i = l->used < PLAN_LEARN_CELLS ? l->used++ : oldest;
+    l->cell[i] = (plan_learn_cell){.key = (uint8_t)key, .cls = (uint8_t)cls};
+    return &l->cell[i];
 }
 
 plan_learn_state plan_learn_ratio(const plan_learner *l, int key, int cls, uint32_t *ratio)
@@ -82,7 +107,7 @@ void plan_learn_record(plan_learner *l, int key, int cls, uint64_t measured_ps,
         return;
     unsigned __int128 r = (unsigned __int128)measured_ps * PLAN_LEARN_ONE / model_ps;
     uint32_t ratio = r < RATIO_MIN ? RATIO_MIN : r > RATIO_MAX ? RATIO_MAX : (uint32_t)r;
-    plan_learn_cell *c = &l->cell[key][cls];
+    plan_learn_cell *c = cell_for(l, key, cls);
     if (c->n && cell_stale(c, l->now)) {
         c->n = c->at = 0;
         if (((uint64_t)PLAN_LEARN_STALE_MIN << (c->backoff + 1)) <= PLAN_LEARN_STALE_MAX)

@@ -9,9 +9,10 @@
 # the number of calls summed and checked; that the walker-otto pattern ran the walker-otto
 # family and auto ran something; that the node-level bound equals the rank-level one with one
 # rank per node and has its known value with two; that every drifting pattern's calls differ;
-# that the JSON parses and holds auto's whole-run ratios; and that a corrupted result
-# (--inject-error) is caught (exit 1, MISMATCH). Timings on these sizes mean nothing; see
-# scripts/bench.
+# that the JSON parses and holds auto's whole-run ratios; that --runs 3 makes rows of 3 runs
+# (checked calls summed, the whole-run ratio within its range, native's exactly 1); and that a
+# corrupted result (--inject-error) is caught (exit 1, MISMATCH). Timings on these sizes mean
+# nothing; see scripts/bench.
 # shellcheck source=tests/mpi/common.sh
 . "${srcdir:-.}/tests/mpi/common.sh"
 bench=./bench/alltoallv_bench
@@ -58,6 +59,8 @@ for r in rows:
     assert int(r["checked_calls"]) == want, (want, r)
     if r["algorithm"] == "native":
         assert float(r["run_ratio_native"]) == 1.0, r
+    assert r["runs"] == "1", r
+    assert r["run_ratio_native_lo"] == r["run_ratio_native_hi"] == r["run_ratio_native"], r
 for p in patterns:
     for s in (["65536"] if p == "drift-bfs" else sizes):
         if p + ":" + s in skipped:
@@ -129,6 +132,30 @@ for pattern in $drift; do
     read -r low high <<<"$range"
     [ "$low" -lt "$high" ] || hr_fail "$pattern: every call has the same bound ($range): no drift"
 done
+
+# --runs 3: every row the median of three runs on fresh communicators
+run_bench 2 "$HR_TMP/runs" --patterns uniform,drift-samplesort --sizes 1K --reps 3 --warmup 1 \
+    --check-every 2 --runs 3 --families pmpi,native,auto --csv "$csv" --json "$json" ||
+    hr_fail "alltoallv_bench --runs 3 failed"
+grep -q 'every pattern and size measured 3 times over on fresh communicators' "$HR_TMP/runs" ||
+    hr_fail "--runs 3 is not said in the header"
+grep -q 'x_run_lo x_run_hi' "$HR_TMP/runs" || hr_fail "--runs 3: no range columns in the table"
+python3 - "$csv" "$json" <<'EOF' || hr_fail "--runs 3: wrong rows"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6, rows
+for r in rows:
+    assert r["status"] == "ok" and r["runs"] == "3", r
+    lo, mid, hi = (float(r[c]) for c in ("run_ratio_native_lo", "run_ratio_native",
+                                            "run_ratio_native_hi"))
+    assert lo <= mid <= hi, r
+    # 6 rounds a run; checked: the first and the last (drifting: and rounds 2 and 4)
+    assert int(r["checked_calls"]) == 3 * (4 if r["pattern"].startswith("drift-") else 2), r
+    if r["algorithm"] == "native":
+        assert lo == mid == hi == 1.0, r
+d = json.load(open(sys.argv[2]))
+assert d["meta"]["runs"] == 3 and all(x["runs"] == 3 for x in d["rows"]), d["meta"]
+EOF
 
 run_bench 2 "$HR_TMP/inject" --quiet --patterns uniform --sizes 1K --reps 1 --inject-error &&
     hr_fail "--inject-error was not detected"

@@ -311,6 +311,43 @@ START_TEST(learn_ratio_median_and_reach)
 }
 END_TEST
 
+/* A learner holds PLAN_LEARN_CELLS (key, class) pairs; one more replaces the pair sampled
+ * longest ago, and only that one. */
+START_TEST(learn_full_forgets_the_oldest)
+{
+    plan_learner *l = calloc(1, sizeof *l);
+    ck_assert_ptr_nonnull(l);
+    uint32_t r;
+    /* every pair far enough apart in class that none reaches another: keys x classes 0, 5,
+     * 10, .. 30 */
+    int n = 0;
+    for (int key = 0; key < PLAN_LEARN_KEYS && n < PLAN_LEARN_CELLS; key++)
+        for (int cls = 0; cls < PLAN_LEARN_CLASSES && n < PLAN_LEARN_CELLS; cls += 5, n++) {
+            plan_learn_record(l, key, cls, (uint64_t)(n + 2) * 100, 100);
+            plan_learn_tick(l);
+        }
+    ck_assert_int_eq(n, PLAN_LEARN_CELLS);
+    ck_assert_int_eq(l->used, PLAN_LEARN_CELLS);
+    /* the first pair (key 0, class 0) is refreshed, so the second is now the oldest */
+    plan_learn_record(l, 0, 0, 200, 100);
+    int last = PLAN_LEARN_KEYS - 1;
+    plan_learn_record(l, last, 15, 700, 100);
+    ck_assert_int_eq(l->used, PLAN_LEARN_CELLS);
+    ck_assert_int_eq(plan_learn_ratio(l, last, 15, &r), PLAN_LEARN_KNOWN);
+    ck_assert_uint_eq(r, 7 * PLAN_LEARN_ONE);
+    ck_assert_int_eq(plan_learn_ratio(l, 0, 5, &r), PLAN_LEARN_UNKNOWN);
+    ck_assert_int_eq(plan_learn_ratio(l, 0, 0, &r), PLAN_LEARN_KNOWN);
+    ck_assert_uint_eq(r, 2 * PLAN_LEARN_ONE);
+    ck_assert_int_ne(plan_learn_ratio(l, 0, 10, &r), PLAN_LEARN_UNKNOWN); /* stale by now */
+    ck_assert_uint_eq(r, 4 * PLAN_LEARN_ONE);
+    /* a pair held already keeps its cell: no eviction */
+    plan_learn_record(l, 0, 10, 400, 100);
+    ck_assert_int_eq(plan_learn_ratio(l, 0, 0, &r), PLAN_LEARN_KNOWN);
+    ck_assert_int_eq(plan_learn_ratio(l, last, 15, &r), PLAN_LEARN_KNOWN);
+    free(l);
+}
+END_TEST
+
 START_TEST(learn_staleness_backs_off)
 {
     plan_learner *l = calloc(1, sizeof *l);
@@ -1152,6 +1189,7 @@ int main(void)
     Suite *s = suite_create("learn");
     TCase *basic = tcase_create("basic"), *props = tcase_create("properties");
     tcase_add_test(basic, learn_ratio_median_and_reach);
+    tcase_add_test(basic, learn_full_forgets_the_oldest);
     tcase_add_test(basic, learn_staleness_backs_off);
     tcase_add_test(basic, budget_arithmetic);
     tcase_add_test(basic, forecast_corrects_30x_within_3_calls);
