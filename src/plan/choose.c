@@ -227,6 +227,32 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t me
     advance(ch);
 }
 
+uint64_t plan_choice_first_bar(const plan_choice *ch, plan_algo algo, int variant)
+{
+    int i = find(ch, algo, variant);
+    if (i < 0 || i >= ch->explore)
+        return UINT64_MAX;
+    uint64_t bar = UINT64_MAX;
+    for (int k = 0; k < ch->explore; k++) {
+        const plan_candidate *c = &ch->cand[k];
+        uint64_t e = c->runs ? c->score_ps : c->model_ps;
+        if (k != i && e < bar)
+            bar = e;
+    }
+    return bar;
+}
+
+int plan_choice_first(plan_choice *ch, plan_algo algo, int variant, uint64_t whole_ps,
+                      uint64_t bar_ps)
+{
+    int i = find(ch, algo, variant);
+    if (ch->settled || i < 0 || i >= ch->explore || whole_ps >= bar_ps)
+        return 0;
+    plan_choice_start(ch, algo, variant);
+    plan_choice_record(ch, algo, variant, whole_ps);
+    return 1;
+}
+
 int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps)
 {
     int i = find(ch, ran, variant);

@@ -115,6 +115,20 @@ void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
  * score_ps (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
+/* What a new pattern's first call must take less than to count as a measurement of the
+ * candidate (algo, variant) it ran (plan_choice_first): the best estimate of the other explored
+ * candidates (UINT64_MAX if there is none, or the candidate is not explored). */
+uint64_t plan_choice_first_bar(const plan_choice *ch, plan_algo algo, int variant);
+
+/* A new pattern's first call ran candidate (algo, variant) in whole_ps, its gather and planning
+ * included: an upper bound of what the candidate takes once warm. If that is below bar_ps
+ * (plan_choice_first_bar, or lower) the call counts as a started and measured call of the
+ * candidate (plan_choice_start, plan_choice_record): a plan that wins even with its set-up is
+ * not made to wait for the exploration budget behind a candidate modeled close to it.
+ * Otherwise, or once settled, nothing changes. Returns 1 if it counted. */
+int plan_choice_first(plan_choice *ch, plan_algo algo, int variant, uint64_t whole_ps,
+                      uint64_t bar_ps);
+
 /* After the choice settled: notes a measured call of the candidate it settled on (others are
  * ignored). Returns 1 when at least PLAN_CHOICE_STRIKES of the last PLAN_CHOICE_WATCH such
  * calls each took more than PLAN_CHOICE_LOSS percent of the best score of the other measured

@@ -34,6 +34,8 @@ typedef struct shim_call {
     int waiting;      /* a candidate to measure does not fit the budget yet: MPI's runs */
     uint64_t wait_ps; /* waiting: what measuring it is predicted to cost (the budget it needs) */
     uint64_t best_ps; /* the best estimate then */
+    uint64_t native_ps; /* a new pattern: MPI's algorithm as the forecast estimated it (0:
+                           none) */
 } shim_call;
 
 #endif

@@ -61,6 +61,16 @@ static void feedback(shim_comm *rec, const shim_agreement *ag)
     if (!s->used || s->gen != pv->gen)
         return;
     uint64_t ps = pv->algo == PLAN_ALGO_NATIVE ? ag->prev_exec_ps : ag->prev_whole_ps;
+    if (pv->first_bar_ps) {
+        char name[48];
+        if (plan_choice_first(&s->choice, pv->algo, pv->variant, ps, pv->first_bar_ps))
+            shim_log(1, "first call of a pattern on %d ranks: %s took %.3g ms, gather and "
+                        "planning included, less than the other candidates' estimates: "
+                        "counted as measured",
+                     rec->p, shim_run_name(pv->algo, pv->variant, name, sizeof name),
+                     (double)ps * 1e-9);
+        return;
+    }
     if (s->choice.settled) {
         char name[48];
         if (!plan_choice_observe(&s->choice, pv->algo, pv->variant, ps))
@@ -383,14 +393,20 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
         return r->algo == PLAN_ALGO_NATIVE ? rc : shim_raise(c->a, rc);
     /* What the choice compares: a plan's whole call (the agreement, the preparation and the
      * self-copy are part of its price) against MPI's exchange alone (what an unchecked native
-     * call costs); a new pattern's first call (gather and planning) is not compared, but
-     * teaches the histories. */
+     * call costs); a new pattern's first call (gather and planning) teaches the histories and
+     * counts for the choice only where it beats the other candidates' estimates even so. */
     double t = shim_ticks_seconds(shim_ticks() - t0);
     const shim_prog *pg = r->algo == PLAN_ALGO_NATIVE ? NULL : s->prog[r->algo];
+    uint64_t first_bar = 0;
+    if (!hit && pg) {
+        first_bar = plan_choice_first_bar(&s->choice, r->algo, r->variant);
+        if (c->native_ps && c->native_ps < first_bar)
+            first_bar = c->native_ps;
+    }
     rec->prev = (shim_prev){.timed = 1,
                             .exec_ps = ps,
                             .whole_ps = (uint64_t)(t * 1e12),
-                            .slot = hit ? si : -1,
+                            .slot = hit || first_bar ? si : -1,
                             .gen = s->gen,
                             .algo = r->algo,
                             .variant = r->variant,
@@ -402,7 +418,8 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
                             .over_key = hit ? PLAN_LEARN_HIT : PLAN_LEARN_MISS,
                             .over_model_ps = hit ? shim_agree_model(rec->p) : s->overhead_ps,
                             .explored = c->explored,
-                            .best_ps = c->best_ps};
+                            .best_ps = c->best_ps,
+                            .first_bar_ps = first_bar};
     rec->last = (int)r->algo;
 
     uint64_t bytes = row_bytes(rec);
@@ -521,7 +538,7 @@ static int run_agreed(shim_call *c, uint64_t t0)
     int si = hit ? __builtin_ctzll(hit) : -1;
     plan_candidate cand = {.algo = PLAN_ALGO_NATIVE};
     c->explored = c->waiting = 0;
-    c->best_ps = c->wait_ps = 0;
+    c->best_ps = c->wait_ps = c->native_ps = 0;
     if (hit) /* before this agreement's measurements change the choice and the budget */
         cand = pick(rec, &rec->slot[si], &c->explored, &c->waiting, &c->wait_ps, &c->best_ps);
     plan_history *site = shim_history_of(rec, &ag);
@@ -568,6 +585,7 @@ static int run_agreed(shim_call *c, uint64_t t0)
             plan_history_gathered(site);
         forecast = &fc;
         c->best_ps = fc.best_ps;
+        c->native_ps = fc.native_ps;
     }
     shim_miss_result res = forecast && forecast->node_path ? shim_node_miss(c, ag.ok)
                                                            : shim_miss(c, forecast);

@@ -318,6 +318,46 @@ START_TEST(choice_explores_then_settles)
 }
 END_TEST
 
+/* A new pattern's first call (gather and planning included) counts as a measurement of the
+ * candidate it ran only if it beats the other explored candidates' estimates even so. */
+START_TEST(choice_first_call_counts_when_it_wins)
+{
+    /* native 1090, direct 1030 (a near-tie), stepwise 2000 not explored */
+    const uint64_t model[4] = {1090, 1030, 2000, 4000};
+    plan_choice ch = choice_of(model, 10, 3);
+    ck_assert_int_eq(ch.explore, 2);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    /* the bar: the best other explored estimate (native's model); none for a candidate that is
+     * not explored */
+    ck_assert_uint_eq(plan_choice_first_bar(&ch, PLAN_ALGO_DIRECT, 0), 1090);
+    ck_assert_uint_eq(plan_choice_first_bar(&ch, PLAN_ALGO_NATIVE, 0), 1030);
+    ck_assert_uint_eq(plan_choice_first_bar(&ch, PLAN_ALGO_STEPWISE, 0), UINT64_MAX);
+    /* slower than the bar (or than a lower one given by the caller): nothing changes */
+    plan_choice twin = ch;
+    ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_DIRECT, 0, 1090, 1090), 0);
+    ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_DIRECT, 0, 900, 800), 0);
+    ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_STEPWISE, 0, 10, UINT64_MAX), 0);
+    ck_assert_mem_eq(&ch, &twin, sizeof ch);
+    /* 600 with the set-up: direct is measured once, it is the best estimate, and the next call
+     * measures it again (round-robin from the fewest starts: native has none, direct one) */
+    ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_DIRECT, 0, 600, 800), 1);
+    const plan_candidate *best = plan_choice_best(&ch);
+    ck_assert_int_eq(best->algo, PLAN_ALGO_DIRECT);
+    ck_assert_uint_eq(best->runs, 1);
+    ck_assert_uint_eq(best->score_ps, 600);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    /* the round goes on as usual and settles on the faster */
+    for (int k = 0; k < 10 && !ch.settled; k++)
+        run_next(&ch, plan_choice_next(&ch) == PLAN_ALGO_DIRECT ? 560 : 800);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    /* once settled, a first call changes nothing */
+    twin = ch;
+    ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_DIRECT, 0, 1, 800), 0);
+    ck_assert_mem_eq(&ch, &twin, sizeof ch);
+}
+END_TEST
+
 START_TEST(choice_drops_clear_losers)
 {
     /* native 100, direct 110, stepwise 120 explored with 3 trials each. Direct's calls are the
@@ -610,6 +650,7 @@ int main(void)
     tcase_add_test(basic, saturation);
     tcase_add_test(basic, calibration_file);
     tcase_add_test(basic, choice_explores_then_settles);
+    tcase_add_test(basic, choice_first_call_counts_when_it_wins);
     tcase_add_test(basic, choice_drops_clear_losers);
     tcase_add_test(basic, choice_reopens_once);
     tcase_add_test(basic, choice_first_round_median);
