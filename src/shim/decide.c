@@ -177,6 +177,16 @@ static int same_shape_planned(const shim_slot *s, const shim_prog *pg)
     return 0;
 }
 
+/* Modeled planning time of family a on m, its plan having nsegments segments; forward's
+ * from its packets (the same before and after planning). */
+static uint64_t planning_ps(plan_algo a, const plan_matrix *m, const plan_options *o,
+                            size_t nsegments, const plan_cost_params *cost)
+{
+    if (a == PLAN_ALGO_FORWARD)
+        return plan_cost_planning_forward(m, o->packet_bytes, cost);
+    return plan_cost_planning(m, nsegments, cost);
+}
+
 /* Families auto plans, in planning order (the usual winner first); the node-level ones only
  * where some node holds several ranks (else they are their base families). */
 static const plan_algo auto_families[] = {
@@ -192,7 +202,8 @@ _Static_assert(1 + NAUTO + 1 <= PLAN_CHOICE_MAX, "auto's candidates fit a choice
  * large enough for the window to matter and some rank has more operations than the small
  * window holds (measuring may tell them apart); not a node plan run by node steps in flight
  * (HRELAY_NODE_STEPS), which the window does not limit. */
-static void add_window_variant(shim_slot *s, const plan_forecast *fc, uint64_t agree)
+static void add_window_variant(shim_slot *s, const plan_forecast *fc, const uint64_t *planning,
+                               uint64_t agree, uint64_t gather)
 {
     int best = -1;
     for (int i = 0; i < s->ncand; i++)
@@ -207,7 +218,8 @@ static void add_window_variant(shim_slot *s, const plan_forecast *fc, uint64_t a
         pg->steps)
         return; /* small transfers, no rank has more operations than the small window, or a
                    node plan whose node steps in flight bound it instead of the window */
-    add_candidate(s, a, 1, plan_forecast_plan(fc, a, 1, pg->model_ps, 0, agree, 0));
+    add_candidate(s, a, 1,
+                  plan_forecast_plan(fc, a, 1, pg->model_ps, planning[a], agree, gather));
 }
 
 void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_options *o,
@@ -215,6 +227,7 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
 {
     const plan_cost_params *cost = &shim_g.cfg.cost;
     uint64_t agree = shim_agree_model(rec->p), gather = plan_cost_gather(rec->p, cost);
+    uint64_t planning[PLAN_ALGO_COUNT] = {0};
     s->ncand = 0;
     s->failed = 0;
     s->planned = 0;
@@ -248,16 +261,16 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
         if (plan_into(rec, s, a, m, o) != 0)
             continue;
         const shim_prog *pg = s->prog[a];
+        planning[a] = planning_ps(a, m, o, pg->nsegments, cost);
         if (same_shape_planned(s, pg)) { /* measuring it again would tell nothing new */
             shim_prog_release(s->prog[a]);
             s->prog[a] = NULL;
             continue;
         }
-        /* the gather and the planning are paid by now, whatever runs: the pattern's calls
-         * from this one on cost a plan its exchange and the agreement */
-        add_candidate(s, a, 0, plan_forecast_plan(fc, a, 0, pg->model_ps, 0, agree, 0));
+        add_candidate(s, a, 0, plan_forecast_plan(fc, a, 0, pg->model_ps, planning[a], agree,
+                                                  gather));
     }
-    add_window_variant(s, fc, agree);
+    add_window_variant(s, fc, planning, agree, gather);
 }
 
 void shim_decide_choose(shim_slot *s, uint32_t drop)

@@ -25,8 +25,8 @@
  * family if it names one (then direct for a family that needs staging, not planned yet, then
  * native, as fallbacks); else (auto) native at the forecast's corrected time and the families
  * the forecast fc says to plan that can plan m within the limits, each at its corrected plan
- * time with the agreement each call pays (plan_forecast_plan; the gather and the planning are
- * paid by then, whatever runs), and the best of them also with a small window where its
+ * time with the agreement, the gather and its planning spread over the calls expected per
+ * pattern (plan_forecast_plan), and the best of them also with a small window where its
  * transfers are large. Families that failed to plan are in s->failed; s->planned counts the
  * plans built; s->overhead_ps is the model of the call's cost beyond its exchange; s->trials
  * the measured calls per candidate (0 on exchanges too small to explore). */

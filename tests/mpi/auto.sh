@@ -52,12 +52,16 @@ esac
 
 # the measured pattern is measured a second time REMEASURE (64, src/shim/exchange.c) calls after
 # it was new (its first calls can run cold), and only once more, unless the first round found
-# no candidate close to the best
+# no candidate close to the best; a settled choice whose calls contradict it (the machine slowed
+# the chosen plan down: it happened here, 0.6 ms in its round and 4.7 ms in 2 of its next 4
+# calls) is measured again too, at most PLAN_CHOICE_RECHECKS (2) times; every round settles
 again=$(grep -cE '^hrelay: measuring again on 2 ranks, (6[4-9]|[7-9][0-9]) calls after the pattern was new' \
     "$HR_TMP/err")
+rechecked=$(grep -cE '^hrelay: measuring again on 2 ranks: .* slower than when it was chosen$' \
+    "$HR_TMP/err")
 measured=$(grep -c '^hrelay: measured on 2 ranks: ' "$HR_TMP/err")
-[ "$again" -le 1 ] && [ "$measured" = $((again + 1)) ] ||
-    hr_fail "expected at most 1 second round and a settled measurement after each round: $(cat "$HR_TMP/err")"
+[ "$again" -le 1 ] && [ "$rechecked" -le 2 ] && [ "$measured" = $((again + rechecked + 1)) ] ||
+    hr_fail "expected at most 1 second round, 2 rechecks and a settled measurement after each round: $(cat "$HR_TMP/err")"
 
 # tiny exchanges never explore plans (the raw model of plans-win.cfg says plans win on 8 bytes
 # per pair): MPI's algorithm is measured and then decided on before gathering, without a
