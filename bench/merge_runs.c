@@ -3,6 +3,7 @@
  * moves no figure while exploration, which every run pays on its fresh communicators, stays
  * in every whole-run sum. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +49,26 @@ static const char *merged_status(const bench_row *runs, int nruns, int n, int k)
     return status;
 }
 
+/* The figures of a row that are the median of the runs'. */
+static const size_t median_fields[] = {
+    offsetof(bench_row, t.median),         offsetof(bench_row, t.q1),
+    offsetof(bench_row, t.q3),             offsetof(bench_row, cpu_use),
+    offsetof(bench_row, ratio_native),     offsetof(bench_row, ratio_bound),
+    offsetof(bench_row, ratio_node_bound), offsetof(bench_row, run_total_s),
+    offsetof(bench_row, run_ratio_native), offsetof(bench_row, run_ratio_bound)};
+
+/* The figure of row r at offset off. */
+static double *field(bench_row *r, size_t off)
+{
+    return (double *)((char *)r + off);
+}
+
+/* Its value in a row that is only read. */
+static double value(const bench_row *r, size_t off)
+{
+    return *(const double *)((const char *)r + off);
+}
+
 int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows)
 {
     double *v = malloc(sizeof *v * (size_t)nruns);
@@ -64,14 +85,10 @@ int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows)
             ran_union(out->ran, sizeof out->ran, r->ran);
             out->checked += r->checked;
         }
-        double *fields[] = {&out->t.median, &out->t.q1, &out->t.q3, &out->cpu_use,
-                            &out->ratio_native, &out->ratio_bound, &out->ratio_node_bound,
-                            &out->run_total_s, &out->run_ratio_native, &out->run_ratio_bound};
-        for (size_t f = 0; f < sizeof fields / sizeof *fields; f++) {
-            size_t off = (size_t)((char *)fields[f] - (char *)out);
+        for (size_t f = 0; f < sizeof median_fields / sizeof *median_fields; f++) {
             for (int j = 0; j < nruns; j++)
-                v[j] = *(const double *)((const char *)&runs[(size_t)j * n + k] + off);
-            *fields[f] = median_finite(v, nruns);
+                v[j] = value(&runs[(size_t)j * n + k], median_fields[f]);
+            *field(out, median_fields[f]) = median_finite(v, nruns);
         }
         out->runs = nruns;
         out->run_ratio_native_lo = out->run_ratio_native_hi = NAN;

@@ -104,7 +104,6 @@ static void timed_row(const bench_ctx *ctx, const bench_sequence *seq, const ben
     row->run_calls = l->rounds;
     row->run_total_s = total;
     row->run_ratio_bound = bound_total > 0 ? total / bound_total : NAN;
-    row->runs = 1;
 }
 
 int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,

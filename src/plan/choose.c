@@ -180,6 +180,12 @@ const plan_candidate *plan_choice_current(const plan_choice *ch)
     return &ch->cand[ch->next];
 }
 
+/* What candidate c is expected to take: its round's score where measured, else its model. */
+static uint64_t estimate(const plan_candidate *c)
+{
+    return c->runs ? c->score_ps : c->model_ps;
+}
+
 const plan_candidate *plan_choice_best(const plan_choice *ch)
 {
     if (ch->settled)
@@ -187,8 +193,7 @@ const plan_candidate *plan_choice_best(const plan_choice *ch)
     int best = 0;
     uint64_t t = UINT64_MAX;
     for (int i = 0; i < ch->explore; i++) {
-        const plan_candidate *c = &ch->cand[i];
-        uint64_t e = c->runs ? c->score_ps : c->model_ps;
+        uint64_t e = estimate(&ch->cand[i]);
         if (e < t) {
             t = e;
             best = i;
@@ -233,12 +238,9 @@ uint64_t plan_choice_first_bar(const plan_choice *ch, plan_algo algo, int varian
     if (i < 0 || i >= ch->explore)
         return UINT64_MAX;
     uint64_t bar = UINT64_MAX;
-    for (int k = 0; k < ch->explore; k++) {
-        const plan_candidate *c = &ch->cand[k];
-        uint64_t e = c->runs ? c->score_ps : c->model_ps;
-        if (k != i && e < bar)
-            bar = e;
-    }
+    for (int k = 0; k < ch->explore; k++)
+        if (k != i && estimate(&ch->cand[k]) < bar)
+            bar = estimate(&ch->cand[k]);
     return bar;
 }
 

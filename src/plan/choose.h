@@ -16,8 +16,8 @@
  * PLAN_CHOICE_MAX candidates: every family and one more variant. In the first round a measured
  * candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest call of
  * another candidate measured at least twice is not measured again; the second round measures
- * only candidates whose first-round score was within PLAN_CHOICE_CLOSE percent of the best. Settling keeps MPI's algorithm unless another
- * candidate's score beats its own by more than PLAN_CHOICE_EDGE percent. Once settled, a choice
+ * only candidates whose first-round score was within PLAN_CHOICE_CLOSE percent of the best.
+ * Settling keeps MPI's algorithm unless another candidate's score beats its own by more than PLAN_CHOICE_EDGE percent. Once settled, a choice
  * whose candidate measures PLAN_CHOICE_STRIKES of its last PLAN_CHOICE_WATCH calls more than
  * PLAN_CHOICE_LOSS percent of another's score is measured again, at most PLAN_CHOICE_RECHECKS
  * times (a network whose state changed: MPI's algorithm fast in a pattern's first calls and

@@ -61,7 +61,8 @@ rechecked=$(grep -cE '^hrelay: measuring again on 2 ranks: .* slower than when i
     "$HR_TMP/err")
 measured=$(grep -c '^hrelay: measured on 2 ranks: ' "$HR_TMP/err")
 [ "$again" -le 1 ] && [ "$rechecked" -le 2 ] && [ "$measured" = $((again + rechecked + 1)) ] ||
-    hr_fail "expected at most 1 second round, 2 rechecks and a settled measurement after each round: $(cat "$HR_TMP/err")"
+    hr_fail "expected at most 1 second round, 2 rechecks and a settled measurement after" \
+        "each round: $(cat "$HR_TMP/err")"
 
 # tiny exchanges never explore plans (the raw model of plans-win.cfg says plans win on 8 bytes
 # per pair): MPI's algorithm is measured and then decided on before gathering, without a
