@@ -418,8 +418,10 @@ START_TEST(budget_arithmetic)
     w.last_native_ps = 0;
     ck_assert_uint_eq(plan_budget_calls_until(&w, 1000, 2), UINT64_MAX);
     /* paying back: 10 % faster is not enough (the safety margin); 50 % faster pays back a
-     * prediction of 100 once 2 calls of 100 were made and nothing was explored before */
-    plan_budget p = {.total_ps = 200};
+     * prediction of 100 once 4 calls of 100 were made (its saving counted over half of them)
+     * and nothing was explored before */
+    plan_budget p = {.total_ps = 400};
+    ck_assert(!plan_budget_pays_back(&(plan_budget){.total_ps = 399}, 100, 100, 50));
     ck_assert(!plan_budget_pays_back(&p, 1, 100, 91));
     ck_assert(plan_budget_pays_back(&p, 100, 100, 50));
     ck_assert(!plan_budget_pays_back(&p, 101, 100, 50));
