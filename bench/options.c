@@ -271,8 +271,9 @@ static int parse_redist(const char *s, bench_opts *o)
 int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
 {
     enum { O_PATTERNS = 256, O_SIZES, O_FAMILIES, O_REPS, O_RUNS, O_WARMUP, O_RATE, O_DUPLEX,
-           O_SEED, O_WO_K, O_REDIST, O_CSV, O_JSON, O_QUIET, O_INJECT, O_HELP, O_CHECK_EVERY, O_NODE_SIZE,
-           O_FFT_GRID, O_BFS_MAX, O_MOE_K, O_MOE_TOKEN, O_MOE_CAPACITY, O_MATRICES };
+           O_SEED, O_WO_K, O_REDIST, O_CSV, O_JSON, O_QUIET, O_INJECT, O_HELP, O_CHECK_EVERY,
+           O_NODE_SIZE, O_FFT_GRID, O_BFS_MAX, O_MOE_K, O_MOE_TOKEN, O_MOE_CAPACITY,
+           O_MATRICES };
     static const struct option longopts[] = {
         {"patterns", required_argument, NULL, O_PATTERNS},
         {"sizes", required_argument, NULL, O_SIZES},

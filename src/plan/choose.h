@@ -17,11 +17,12 @@
  * candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest call of
  * another candidate measured at least twice is not measured again; the second round measures
  * only candidates whose first-round score was within PLAN_CHOICE_CLOSE percent of the best.
- * Settling keeps MPI's algorithm unless another candidate's score beats its own by more than PLAN_CHOICE_EDGE percent. Once settled, a choice
- * whose candidate measures PLAN_CHOICE_STRIKES of its last PLAN_CHOICE_WATCH calls more than
- * PLAN_CHOICE_LOSS percent of another's score is measured again, at most PLAN_CHOICE_RECHECKS
- * times (a network whose state changed: MPI's algorithm fast in a pattern's first calls and
- * twice as slow later, or slow every other call: a fast call in between must not hide it). */
+ * Settling keeps MPI's algorithm unless another candidate's score beats its own by more than
+ * PLAN_CHOICE_EDGE percent. Once settled, a choice whose candidate measures PLAN_CHOICE_STRIKES
+ * of its last PLAN_CHOICE_WATCH calls more than PLAN_CHOICE_LOSS percent of another's score is
+ * measured again, at most PLAN_CHOICE_RECHECKS times (a network whose state changed: MPI's
+ * algorithm fast in a pattern's first calls and twice as slow later, or slow every other call:
+ * a fast call in between must not hide it). */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,

@@ -49,7 +49,8 @@ int plan_budget_pays_back(const plan_budget *b, uint64_t predicted_ps, uint64_t 
     if (plus_pct(est_ps, PLAN_FORECAST_SAFETY) >= best_ps)
         return 0;
     unsigned __int128 spent = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * best_ps;
-    return spent * 2u <= (unsigned __int128)(best_ps - est_ps) * b->total_ps;
+    return spent * PLAN_FORECAST_PAYBACK_SHARE <=
+           (unsigned __int128)(best_ps - est_ps) * b->total_ps;
 }
 
 uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct)

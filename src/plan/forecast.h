@@ -20,6 +20,10 @@
  * candidate not measured yet is modeled slower when planned (the model's error is unknown). */
 enum { PLAN_FORECAST_SAFETY = 10 };
 
+/* An estimated saving pays exploring back over 1 / PLAN_FORECAST_PAYBACK_SHARE of the calls made
+ * so far (plan_budget_pays_back): an estimate is not a measurement. */
+enum { PLAN_FORECAST_PAYBACK_SHARE = 2 };
+
 /* What one call site (or one communicator) keeps across patterns: its corrections, and how
  * many calls it made and how many had a new pattern (what a plan's set-up is spread over).
  * Zero-initialised: nothing seen. */
@@ -190,10 +194,10 @@ uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, ui
  * per call: MPI's algorithm until a plan is measured), estimated at est_ps per call, pays for
  * itself though the budget does not allow it yet: est_ps is at least PLAN_FORECAST_SAFETY
  * percent below best_ps, and what it would save per call, over half as many calls as the
- * communicator has made so far (b->total_ps in calls of best_ps: what has run that long is
- * expected to run as long again; half, because the estimate is not a measurement: on 16
- * emulated hosts at 64 KiB per rank, families estimated 9 - 14 % faster than MPI's algorithm
- * measured 40 % slower), covers all exploring so far and this one. */
+ * communicator has made so far (PLAN_FORECAST_PAYBACK_SHARE; b->total_ps in calls of best_ps:
+ * what has run that long is expected to run as long again; half, because the estimate is not
+ * a measurement: on 16 emulated hosts at 64 KiB per rank, families estimated 9 - 14 % faster
+ * than MPI's algorithm measured 40 % slower), covers all exploring so far and this one. */
 int plan_budget_pays_back(const plan_budget *b, uint64_t predicted_ps, uint64_t best_ps,
                           uint64_t est_ps);
 
