@@ -72,11 +72,32 @@ uint64_t plan_budget_predicted(uint64_t est_ps, uint64_t best_ps)
     return d > floor ? d : floor;
 }
 
+/* Whether node-direct's node-level metadata is modeled cheaper than the gather of the matrix
+ * (from a few hundred ranks on). */
+static int node_path_cheaper(const plan_forecast_in *in)
+{
+    return in->node_gather_ps && in->node_gather_ps < in->gather_ps;
+}
+
+/* The modeled gather of a new pattern for family a: node-direct's node-level metadata where
+ * that is cheaper, else the matrix. */
+static uint64_t gather_of(const plan_forecast_in *in, plan_algo a)
+{
+    return a == PLAN_ALGO_NODE_DIRECT && node_path_cheaper(in) ? in->node_gather_ps
+                                                               : in->gather_ps;
+}
+
 uint64_t plan_forecast_explore_cost(const plan_forecast_in *in, const plan_forecast *f,
-                                    uint64_t est_ps, uint64_t best_ps)
+                                    plan_algo a, uint64_t est_ps, uint64_t best_ps)
 {
     uint64_t agree = plan_learn_apply(in->agree_ps, f->ratio_hit);
     unsigned __int128 calls = (unsigned __int128)agree * 2u * in->trials;
+    /* the set-up est_ps spreads over the calls per pattern, all paid by the exploring call */
+    uint64_t miss = plan_learn_apply(
+        sat_add(sat_add(in->agree_ps, gather_of(in, a)), plan_summary_planning(in->s, a, in->c)),
+        f->ratio_miss);
+    unsigned __int128 unspread = (unsigned __int128)miss * (f->reuse - 1) / f->reuse;
+    calls += unspread;
     return sat_add(plan_budget_predicted(est_ps, best_ps),
                    calls > UINT64_MAX ? UINT64_MAX : (uint64_t)calls);
 }
@@ -203,21 +224,14 @@ uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, ui
     return st == PLAN_LEARN_UNKNOWN ? plus_pct(t, PLAN_FORECAST_SAFETY) : t;
 }
 
-/* Whether node-direct's node-level metadata is modeled cheaper than the gather of the matrix
- * (from a few hundred ranks on). */
-static int node_path_cheaper(const plan_forecast_in *in)
-{
-    return in->node_gather_ps && in->node_gather_ps < in->gather_ps;
-}
 
 /* Family a's time per call before gathering (see plan_forecast.est_ps). */
 static uint64_t family_estimate(const plan_forecast_in *in, plan_forecast *f, plan_algo a)
 {
     uint64_t run =
         plan_learn_apply(plan_summary_optimistic(in->s, a, in->duplex, in->c), f->ratio[a]);
-    uint64_t gather = a == PLAN_ALGO_NODE_DIRECT && node_path_cheaper(in) ? in->node_gather_ps
-                                                                            : in->gather_ps;
-    return sat_add(run, extras(f, plan_summary_planning(in->s, a, in->c), in->agree_ps, gather));
+    return sat_add(run, extras(f, plan_summary_planning(in->s, a, in->c), in->agree_ps,
+                               gather_of(in, a)));
 }
 
 /* Whether family a, estimated at f->est_ps[a], beats native by the rule of its state. */
@@ -271,7 +285,7 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
             (f->state[a] == PLAN_LEARN_UNKNOWN &&
              !close_to(f->est_ps[a], f->native_ps, in->margin_pct)))
             continue;
-        uint64_t pred = plan_forecast_explore_cost(in, f, f->est_ps[a], f->native_ps);
+        uint64_t pred = plan_forecast_explore_cost(in, f, (plan_algo)a, f->est_ps[a], f->native_ps);
         int better = pred < best_pred ||
                      (pred == best_pred && f->est_ps[a] < f->est_ps[f->explore]);
         if (better && b &&
@@ -316,7 +330,12 @@ static void native_figures(const plan_forecast_in *in, plan_forecast *f)
                 ? r0
                 : rn;
         plan_forecast_ratio(in->site, in->comm, PLAN_LEARN_HIT, f->cls, &f->ratio_hit);
-        plan_forecast_ratio(in->site, in->comm, PLAN_LEARN_MISS, f->cls, &f->ratio_miss);
+        /* no gather measured yet: the smaller of the agreement's correction and MPI's
+         * exchange's (a gather is a collective that moves bytes: the ratio of a sum lies between
+         * its parts'; on 16 emulated hosts the model is 60 times off for both) */
+        if (plan_forecast_ratio(in->site, in->comm, PLAN_LEARN_MISS, f->cls, &f->ratio_miss) ==
+            PLAN_LEARN_UNKNOWN)
+            f->ratio_miss = f->ratio_hit < rn ? f->ratio_hit : rn;
     }
     f->ratio[PLAN_ALGO_NATIVE] = rn;
     f->state[PLAN_ALGO_NATIVE] = f->native_state;
@@ -356,7 +375,7 @@ static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t be
     const plan_history *h = in->site ? in->site : in->comm;
     if (in->learn && h && h->futile) {
         /* the last gathered pattern ran MPI's algorithm after all: gathering is exploring */
-        uint64_t cost = plan_forecast_explore_cost(in, f, best, f->native_ps);
+        uint64_t cost = plan_forecast_explore_cost(in, f, (plan_algo)first, best, f->native_ps);
         if (!b || !plan_budget_allows(b, cost, in->budget_pct)) {
             f->plan = f->win = 0;
             f->best_ps = f->native_ps;

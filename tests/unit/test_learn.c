@@ -756,7 +756,7 @@ START_TEST(forecast_explore_cost_counts_agreements)
     for (int a = 1; a < PLAN_ALGO_COUNT; a++)
         est = f.est_ps[a] < est ? f.est_ps[a] : est;
     s.in.trials = 3;
-    ck_assert_uint_eq(plan_forecast_explore_cost(&s.in, &f, est, f.native_ps),
+    ck_assert_uint_eq(plan_forecast_explore_cost(&s.in, &f, PLAN_ALGO_DIRECT, est, f.native_ps),
                       plan_budget_predicted(est, f.native_ps) + 6 * (native_true / 20));
     for (int i = 0; i < 12; i++)
         plan_budget_cost(&s.budget, native_true, native_true, 0, 0);
@@ -771,6 +771,56 @@ START_TEST(forecast_explore_cost_counts_agreements)
         plan_budget_cost(&s.budget, native_true, native_true, 0, 0);
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.exploring, 1);
+    free(sum.block);
+    site_free(&s);
+}
+END_TEST
+
+START_TEST(forecast_explore_cost_counts_the_setup)
+{
+    /* the exploring call pays the new pattern's whole set-up (agreement, gather, planning),
+     * which a family's estimate spreads over the calls per pattern (10 here): the part spread
+     * over later calls is added, corrected while no gather has been measured by the smaller
+     * of the agreement's correction (measured twice the model) and MPI's exchange's (3 times),
+     * then by the gather's own */
+    site s;
+    site_init(&s);
+    s.c.plan_ps = 0;
+    s.in.trials = 3;
+    uint64_t st = 9;
+    plan_summary sum = drifting(&st, 1 << 20, &s.c);
+    s.in.s = &sum;
+    for (int i = 0; i < 40; i++)
+        plan_history_calls(s.site, i % 10 == 0, 0);
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, 3 * f.native_model,
+                f.native_model, 0, 0);
+    site_record(&s, PLAN_LEARN_HIT, f.cls, 2 * s.in.agree_ps, s.in.agree_ps, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_uint_eq(f.reuse, 10);
+    ck_assert_uint_eq(f.ratio_hit, 2 * PLAN_LEARN_ONE);
+    ck_assert_uint_eq(f.ratio_miss, f.ratio_hit);
+    uint64_t est = f.est_ps[PLAN_ALGO_DIRECT];
+    uint64_t setup = 2 * (s.in.agree_ps + s.in.gather_ps);
+    ck_assert_uint_eq(plan_forecast_explore_cost(&s.in, &f, PLAN_ALGO_DIRECT, est, f.native_ps),
+                      plan_budget_predicted(est, f.native_ps) + 6 * 2 * s.in.agree_ps +
+                          setup * 9 / 10);
+    /* MPI's exchange measured as modeled since: its correction (1) is the smaller */
+    for (int i = 0; i < 2; i++)
+        site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, f.native_model,
+                    f.native_model, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_uint_eq(f.ratio_miss, PLAN_LEARN_ONE);
+    /* a gather measured at 5 times its model: its own correction */
+    uint64_t model = s.in.agree_ps + s.in.gather_ps;
+    site_record(&s, PLAN_LEARN_MISS, f.cls, 5 * model, model, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_uint_eq(f.ratio_miss, 5 * PLAN_LEARN_ONE);
+    est = f.est_ps[PLAN_ALGO_DIRECT];
+    ck_assert_uint_eq(plan_forecast_explore_cost(&s.in, &f, PLAN_ALGO_DIRECT, est, f.native_ps),
+                      plan_budget_predicted(est, f.native_ps) + 6 * 2 * s.in.agree_ps +
+                          5 * model * 9 / 10);
     free(sum.block);
     site_free(&s);
 }
@@ -1207,6 +1257,7 @@ int main(void)
     tcase_add_test(props, forecast_futile_gather_explores);
     tcase_add_test(props, forecast_native_sees_shared_nics);
     tcase_add_test(props, forecast_explore_cost_counts_agreements);
+    tcase_add_test(props, forecast_explore_cost_counts_the_setup);
     tcase_add_test(props, forecast_corrects_the_optimistic_time);
     tcase_add_test(props, summary_optimistic_is_a_lower_bound);
     tcase_add_test(props, summary_finds_mismatched_receives);
