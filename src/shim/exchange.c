@@ -43,8 +43,7 @@
 
 /* Calls on a communicator and agreements between the tuning steps of exchange.c. */
 enum {
-    QUIET_AFTER = 2, /* agreed calls without a plan before native runs unchecked (1 where
-                        the last one repeated a recent pattern of its site) */
+    QUIET_AFTER = 2, /* agreed calls without a plan before native runs unchecked */
     REMEASURE = 64   /* calls after a pattern's first before its candidates are measured a
                         second time */
 };
@@ -128,15 +127,11 @@ static double native_estimate(const shim_slot *s, plan_algo algo, double t)
 }
 
 /* After an agreed call on rec that may have run a plan (or whose pattern may still be
- * planned): whether the next calls may run unchecked (see the file comment): after
- * QUIET_AFTER agreed calls in a row that may not, or one that repeated a recent pattern
- * (repeat: the agreed shim_call.repeat; a pattern seen twice is as much evidence that the
- * calls stay alike as two calls left to MPI, and on 16 emulated hosts an agreement costs as
- * much as a call of 64 KiB per rank). wait_ps: the call ran MPI's algorithm while a candidate
- * waits for the budget, which measuring it is predicted to cost; the run then ends when the
- * budget is expected to allow it (at the last measured time of MPI's algorithm per call), not
- * later, and does not lengthen the next. */
-static void update_quiet(shim_comm *rec, int may_plan, int repeat, uint64_t wait_ps)
+ * planned): whether the next calls may run unchecked (see the file comment). wait_ps: the call
+ * ran MPI's algorithm while a candidate waits for the budget, which measuring it is predicted
+ * to cost; the run then ends when the budget is expected to allow it (at the last measured
+ * time of MPI's algorithm per call), not later, and does not lengthen the next. */
+static void update_quiet(shim_comm *rec, int may_plan, uint64_t wait_ps)
 {
     if (shim_g.cfg.recheck == 0)
         return;
@@ -145,7 +140,7 @@ static void update_quiet(shim_comm *rec, int may_plan, int repeat, uint64_t wait
         rec->quiet_len = SHIM_QUIET_FIRST;
         return;
     }
-    if (rec->agreed - rec->last_planned < (repeat ? 1u : QUIET_AFTER))
+    if (rec->agreed - rec->last_planned < QUIET_AFTER)
         return;
     uint64_t len = rec->quiet_len < (uint64_t)shim_g.cfg.recheck ? rec->quiet_len
                                                                   : (uint64_t)shim_g.cfg.recheck;
@@ -445,7 +440,7 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
     int native = r->algo == PLAN_ALGO_NATIVE &&
                  (c->waiting || (s->choice.settled &&
                                  plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
-    update_quiet(rec, !native, c->repeat, c->waiting ? c->wait_ps : 0);
+    update_quiet(rec, !native, c->waiting ? c->wait_ps : 0);
     return MPI_SUCCESS;
 }
 
@@ -510,7 +505,7 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     shim_log(2, "%s on %d ranks: native (decided before gathering), %llu bytes sent on this "
                 "rank, %.6f s",
              shim_args_name(c->a), rec->p, (unsigned long long)bytes, t);
-    update_quiet(rec, !fc->settled, c->repeat, fc->waiting ? fc->wait_ps : 0);
+    update_quiet(rec, !fc->settled, fc->waiting ? fc->wait_ps : 0);
     return MPI_SUCCESS;
 }
 
@@ -548,7 +543,6 @@ static int run_agreed(shim_call *c, uint64_t t0)
         cand = pick(rec, &rec->slot[si], &c->explored, &c->waiting, &c->wait_ps, &c->best_ps);
     plan_history *site = shim_history_of(rec, &ag);
     int news = !hit && !ag.repeat && ag.ok;
-    c->repeat = hit || (ag.repeat && ag.ok);
     c->hist = site ? ag.site : -1;
     c->cls = c->request == SHIM_AUTO && ag.ok
                  ? plan_learn_class(plan_summary_bound(&rec->summary, shim_g.cfg.duplex))

@@ -5,8 +5,7 @@
 #    later call a cache hit; with a cache of one slot every call plans again;
 #  - a pattern that changes on one rank only is never served from the cache;
 #  - tiny exchanges run unchecked (no agreement) once native is decided, and a large pattern at
-#    another site is still planned within HRELAY_RECHECK calls; a repeated pattern left to MPI
-#    runs unchecked from its second call on;
+#    another site is still planned within HRELAY_RECHECK calls;
 #  - the calibration file (HRELAY_CONFIG) is reported and changes the decision;
 #  - under HRELAY_ALGO=native every call runs unchecked without reusing a decision (no cache
 #    hit), counted at its own site (the entry points' common case, src/shim/quiet.h).
@@ -76,16 +75,6 @@ expect "calibrated native penalty" "$(field "$r" config cost.native_percent)" 10
 hr_run 3 HRELAY_TUNE=0 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" HRELAY_REPORT="$r" -- \
     ./tests/mpi/sites quiet 20 >"$HR_TMP/out" || hr_fail "never: $(cat "$HR_TMP/out")"
 expect "large under plan-never.cfg: native" "$(field "$r" "$e" algorithms.native)" 20
-
-# a repeated pattern that MPI's algorithm keeps (learning on): its first call measures MPI's
-# algorithm, its second (a repeat, settled) starts a run of 8 unchecked calls at once, where
-# two calls that were not repeats would need a third agreed one (src/shim/exchange.c,
-# update_quiet): 8 of site E's 10 calls unchecked
-hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" HRELAY_REPORT="$r" -- \
-    ./tests/mpi/sites quiet 10 >"$HR_TMP/out" || hr_fail "repeat: $(cat "$HR_TMP/out")"
-d="sites.c:$(line D) " e="sites.c:$(line E) "
-expect "repeated large pattern: native" "$(field "$r" "$e" algorithms.native)" 10
-expect "repeated large pattern: unchecked" "$(field "$r" "$e" unchecked)" 8
 
 hr_run 3 HRELAY_ALGO=native HRELAY_REPORT="$r" -- ./tests/mpi/sites quiet 40 >"$HR_TMP/out" ||
     hr_fail "native: $(cat "$HR_TMP/out")"
