@@ -19,6 +19,8 @@ typedef struct shim_agreement {
     int can_gather; /* this rank has the memory to gather the pattern */
     int repeat;     /* this rank's part of the pattern is one of its last agreed calls' at the
                        same site: after, the whole pattern probably repeats */
+    int again;      /* this rank's part of the pattern is its part at the communicator's
+                       previous agreed call: after, the whole call is that one again */
     int history;    /* this rank holds the history of its site (shim_history_ready) */
     /* combined by MAX */
     uint64_t prev_exec_ps;  /* this rank's time of the previous agreed call's exchange (the

@@ -30,6 +30,8 @@ typedef struct shim_call {
     /* after the agreement */
     int hist;         /* the agreed site whose history learns (-1: the communicator's only) */
     int cls;          /* the size class (plan_learn_class), -1: not learning (not auto) */
+    int again;        /* agreed: the call is the communicator's previous agreed call again
+                         (every rank's part of the pattern) */
     int explored;     /* the call runs a candidate to measure it */
     int waiting;      /* a candidate to measure does not fit the budget yet: MPI's runs */
     uint64_t wait_ps; /* waiting: what measuring it is predicted to cost (the budget it needs) */

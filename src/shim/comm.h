@@ -54,6 +54,8 @@ typedef struct shim_comm {
     uint64_t calls;        /* intercepted calls on this communicator (equal on every rank) */
     uint64_t agreed;       /* of those, calls that ran the agreement */
     uint64_t last_planned; /* `agreed` at the last agreed call whose pattern may run a plan */
+    uint64_t last_pattern; /* this rank's part of the pattern at the last agreed call (0:
+                              none) */
     uint64_t quiet_until;  /* calls up to this number run natively without agreement */
     uint64_t quiet_len;    /* the length of the next run of unchecked calls */
     uint64_t patterns;     /* distinct patterns gathered so far */

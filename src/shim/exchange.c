@@ -43,7 +43,8 @@
 
 /* Calls on a communicator and agreements between the tuning steps of exchange.c. */
 enum {
-    QUIET_AFTER = 2, /* agreed calls without a plan before native runs unchecked */
+    QUIET_AFTER = 2, /* agreed calls without a plan before native runs unchecked (1 where
+                        the last one was the previous agreed call again) */
     REMEASURE = 64   /* calls after a pattern's first before its candidates are measured a
                         second time */
 };
@@ -127,11 +128,17 @@ static double native_estimate(const shim_slot *s, plan_algo algo, double t)
 }
 
 /* After an agreed call on rec that may have run a plan (or whose pattern may still be
- * planned): whether the next calls may run unchecked (see the file comment). wait_ps: the call
- * ran MPI's algorithm while a candidate waits for the budget, which measuring it is predicted
- * to cost; the run then ends when the budget is expected to allow it (at the last measured
- * time of MPI's algorithm per call), not later, and does not lengthen the next. */
-static void update_quiet(shim_comm *rec, int may_plan, uint64_t wait_ps)
+ * planned): whether the next calls may run unchecked (see the file comment): after
+ * QUIET_AFTER agreed calls in a row that may not, or one that may not and was the previous
+ * agreed call again on every rank (again: shim_call.again; the same call twice in a row is as
+ * much evidence that the calls stay alike, and on 16 emulated hosts an agreement costs as
+ * much as a call of 64 KiB per rank; a recent pattern of the call's site is not enough: a
+ * repeated tiny call between drifting calls that may plan would start runs that swallow
+ * them). wait_ps: the call ran MPI's algorithm while a candidate waits for the budget, which
+ * measuring it is predicted to cost; the run then ends when the budget is expected to allow
+ * it (at the last measured time of MPI's algorithm per call), not later, and does not
+ * lengthen the next. */
+static void update_quiet(shim_comm *rec, int may_plan, int again, uint64_t wait_ps)
 {
     if (shim_g.cfg.recheck == 0)
         return;
@@ -140,7 +147,7 @@ static void update_quiet(shim_comm *rec, int may_plan, uint64_t wait_ps)
         rec->quiet_len = SHIM_QUIET_FIRST;
         return;
     }
-    if (rec->agreed - rec->last_planned < QUIET_AFTER)
+    if (rec->agreed - rec->last_planned < (again ? 1u : QUIET_AFTER))
         return;
     uint64_t len = rec->quiet_len < (uint64_t)shim_g.cfg.recheck ? rec->quiet_len
                                                                   : (uint64_t)shim_g.cfg.recheck;
@@ -329,6 +336,7 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
                            .timed = rec->prev.timed,
                            .can_gather = mask || shim_miss_buffer(rec, c->request) == 0,
                            .repeat = c->site && c->pattern && recent(c->site, c->pattern),
+                           .again = c->pattern && c->pattern == rec->last_pattern,
                            .history = shim_history_ready(rec, idx),
                            .prev_exec_ps = rec->prev.exec_ps,
                            .prev_whole_ps = rec->prev.whole_ps,
@@ -440,7 +448,7 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
     int native = r->algo == PLAN_ALGO_NATIVE &&
                  (c->waiting || (s->choice.settled &&
                                  plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
-    update_quiet(rec, !native, c->waiting ? c->wait_ps : 0);
+    update_quiet(rec, !native, c->again, c->waiting ? c->wait_ps : 0);
     return MPI_SUCCESS;
 }
 
@@ -505,7 +513,7 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     shim_log(2, "%s on %d ranks: native (decided before gathering), %llu bytes sent on this "
                 "rank, %.6f s",
              shim_args_name(c->a), rec->p, (unsigned long long)bytes, t);
-    update_quiet(rec, !fc->settled, fc->waiting ? fc->wait_ps : 0);
+    update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait_ps : 0);
     return MPI_SUCCESS;
 }
 
@@ -543,6 +551,8 @@ static int run_agreed(shim_call *c, uint64_t t0)
         cand = pick(rec, &rec->slot[si], &c->explored, &c->waiting, &c->wait_ps, &c->best_ps);
     plan_history *site = shim_history_of(rec, &ag);
     int news = !hit && !ag.repeat && ag.ok;
+    c->again = ag.again && ag.ok;
+    rec->last_pattern = c->pattern;
     c->hist = site ? ag.site : -1;
     c->cls = c->request == SHIM_AUTO && ag.ok
                  ? plan_learn_class(plan_summary_bound(&rec->summary, shim_g.cfg.duplex))

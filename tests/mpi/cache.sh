@@ -5,7 +5,9 @@
 #    later call a cache hit; with a cache of one slot every call plans again;
 #  - a pattern that changes on one rank only is never served from the cache;
 #  - tiny exchanges run unchecked (no agreement) once native is decided, and a large pattern at
-#    another site is still planned within HRELAY_RECHECK calls;
+#    another site is still planned within HRELAY_RECHECK calls; a pattern left to MPI runs
+#    unchecked from its second call in a row on, but a tiny one alternating with a planned
+#    one never starts an unchecked run;
 #  - the calibration file (HRELAY_CONFIG) is reported and changes the decision;
 #  - under HRELAY_ALGO=native every call runs unchecked without reusing a decision (no cache
 #    hit), counted at its own site (the entry points' common case, src/shim/quiet.h).
@@ -75,6 +77,28 @@ expect "calibrated native penalty" "$(field "$r" config cost.native_percent)" 10
 hr_run 3 HRELAY_TUNE=0 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" HRELAY_REPORT="$r" -- \
     ./tests/mpi/sites quiet 20 >"$HR_TMP/out" || hr_fail "never: $(cat "$HR_TMP/out")"
 expect "large under plan-never.cfg: native" "$(field "$r" "$e" algorithms.native)" 20
+
+# a pattern that MPI's algorithm keeps (learning on): its first call measures MPI's
+# algorithm, its second (the previous agreed call again, settled) starts a run of 8 unchecked
+# calls at once, where two settled calls of different patterns would need a third agreed one
+# (src/shim/exchange.c, update_quiet): 8 of site E's 10 calls unchecked
+hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" HRELAY_REPORT="$r" -- \
+    ./tests/mpi/sites quiet 10 >"$HR_TMP/out" || hr_fail "again: $(cat "$HR_TMP/out")"
+d="sites.c:$(line D) " e="sites.c:$(line E) "
+expect "repeated large pattern: native" "$(field "$r" "$e" algorithms.native)" 10
+expect "repeated large pattern: unchecked" "$(field "$r" "$e" unchecked)" 8
+
+# a tiny pattern (settled: MPI's) alternating with a large one that runs a plan: the tiny one
+# repeats its site's pattern but is never the previous agreed call again, so no unchecked run
+# starts and swallows the planned calls: every large call but the first (decided before
+# gathering: the gather spread over one call) runs its plan, no call runs unchecked
+hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_TUNE=0 HRELAY_CONFIG="$HR_TMP/plan-big.cfg" \
+    HRELAY_REPORT="$r" -- ./tests/mpi/sites mixed 12 >"$HR_TMP/out" ||
+    hr_fail "mixed: $(cat "$HR_TMP/out")"
+d="sites.c:$(line D) " e="sites.c:$(line E) "
+at_least "mixed: large planned" "$(field "$r" "$e" algorithms.direct)" 11
+expect "mixed: large unchecked" "$(field "$r" "$e" unchecked)" 0
+expect "mixed: tiny unchecked" "$(field "$r" "$d" unchecked)" 0
 
 hr_run 3 HRELAY_ALGO=native HRELAY_REPORT="$r" -- ./tests/mpi/sites quiet 40 >"$HR_TMP/out" ||
     hr_fail "native: $(cat "$HR_TMP/out")"

@@ -9,6 +9,7 @@
  *           (rank 0's counts change, rank 1's receive counts follow; ITERATIONS calls)
  *   quiet   site D: ITERATIONS calls of 8 bytes per pair, then site E: ITERATIONS calls of
  *           256 KiB per pair
+ *   mixed   sites D and E alternate (ITERATIONS calls each), D first
  * Rank 0 prints "sites: NAME line N" for every site it used (the line of its MPI_Alltoallv
  * call) and "sites: ok" or "sites: FAILED". Exit status 0 only when every result matched. */
 #include <mpi.h>
@@ -159,6 +160,11 @@ int main(int argc, char **argv)
             exchange(site_d, pat_tiny, 0);
         for (int i = 0; i < iters; i++)
             exchange(site_e, pat_big, 0);
+    } else if (!strcmp(phase, "mixed")) {
+        for (int i = 0; i < iters; i++) {
+            exchange(site_d, pat_tiny, 0);
+            exchange(site_e, pat_big, 0);
+        }
     } else {
         if (me == 0)
             fprintf(stderr, "sites: unknown phase %s\n", phase);
