@@ -87,15 +87,22 @@ static uint64_t gather_of(const plan_forecast_in *in, plan_algo a)
                                                                : in->gather_ps;
 }
 
+/* A new pattern's set-up: the agreement, the gather and planning_ps, corrected as f's
+ * gathers. */
+static uint64_t setup_cost(const plan_forecast *f, uint64_t planning_ps, uint64_t agree_ps,
+                           uint64_t gather_ps)
+{
+    return plan_learn_apply(sat_add(sat_add(agree_ps, gather_ps), planning_ps), f->ratio_miss);
+}
+
 uint64_t plan_forecast_explore_cost(const plan_forecast_in *in, const plan_forecast *f,
                                     plan_algo a, uint64_t est_ps, uint64_t best_ps)
 {
     uint64_t agree = plan_learn_apply(in->agree_ps, f->ratio_hit);
     unsigned __int128 calls = (unsigned __int128)agree * 2u * in->trials;
     /* the set-up est_ps spreads over the calls per pattern, all paid by the exploring call */
-    uint64_t miss = plan_learn_apply(
-        sat_add(sat_add(in->agree_ps, gather_of(in, a)), plan_summary_planning(in->s, a, in->c)),
-        f->ratio_miss);
+    uint64_t miss =
+        setup_cost(f, plan_summary_planning(in->s, a, in->c), in->agree_ps, gather_of(in, a));
     unsigned __int128 unspread = (unsigned __int128)miss * (f->reuse - 1) / f->reuse;
     calls += unspread;
     return sat_add(plan_budget_predicted(est_ps, best_ps),
@@ -167,8 +174,7 @@ static int drifting(const plan_forecast_in *in)
 static uint64_t extras(const plan_forecast *f, uint64_t planning_ps, uint64_t agree_ps,
                        uint64_t gather_ps)
 {
-    uint64_t miss =
-        plan_learn_apply(sat_add(sat_add(agree_ps, gather_ps), planning_ps), f->ratio_miss);
+    uint64_t miss = setup_cost(f, planning_ps, agree_ps, gather_ps);
     uint64_t hit = plan_learn_apply(agree_ps, f->ratio_hit);
     unsigned __int128 x =
         ((unsigned __int128)miss + (unsigned __int128)hit * (f->reuse - 1)) / f->reuse;
@@ -223,7 +229,6 @@ uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, ui
     uint64_t t = sat_add(plan_learn_apply(model_ps, r), extras(f, planning_ps, agree_ps, gather_ps));
     return st == PLAN_LEARN_UNKNOWN ? plus_pct(t, PLAN_FORECAST_SAFETY) : t;
 }
-
 
 /* Family a's time per call before gathering (see plan_forecast.est_ps). */
 static uint64_t family_estimate(const plan_forecast_in *in, plan_forecast *f, plan_algo a)
