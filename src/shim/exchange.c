@@ -551,7 +551,7 @@ static int run_agreed(shim_call *c, uint64_t t0)
         cand = pick(rec, &rec->slot[si], &c->explored, &c->waiting, &c->wait_ps, &c->best_ps);
     plan_history *site = shim_history_of(rec, &ag);
     int news = !hit && !ag.repeat && ag.ok;
-    c->again = ag.again && ag.ok;
+    c->again = ag.again; /* never with an argument error: that rank's pattern is 0 */
     rec->last_pattern = c->pattern;
     c->hist = site ? ag.site : -1;
     c->cls = c->request == SHIM_AUTO && ag.ok
