@@ -43,9 +43,38 @@ static int build_half(plan_algo algo, const plan_matrix *m, const plan_options *
     }
 }
 
+/* Plans m with rank-level family algo and options o; direct with step_price
+ * (plan_direct_opts). */
+static int build_rank(plan_algo algo, const plan_matrix *m, const plan_options *o,
+                      uint64_t step_price, plan *pl, plan_error *err)
+{
+    plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes,
+                               .max_segments = o->max_segments,
+                               .step_price = step_price};
+    if (algo == PLAN_ALGO_DIRECT && o->min_step_bytes == PLAN_MIN_STEP_AUTO)
+        direct.min_step_bytes = plan_auto_min_step(m);
+    if (o->duplex == PLAN_DUPLEX_HALF)
+        return build_half(algo, m, o, &direct, pl, err);
+    if (o->duplex != PLAN_DUPLEX_FULL)
+        return plan_error_set(err, 0, "unknown duplex mode %d", (int)o->duplex);
+    return build_full(algo, m, o, &direct, pl, err);
+}
+
+int plan_build_node_matrix(plan_algo algo, const plan_matrix *nm, const plan_options *o,
+                           plan *np, plan_error *err)
+{
+    plan_options no = *o;
+    no.topo = NULL;
+    uint64_t price = o->min_step_bytes == PLAN_MIN_STEP_AUTO ? plan_auto_min_step(nm)
+                                                             : o->min_step_bytes;
+    if (o->node_step_bytes > price)
+        price = o->node_step_bytes;
+    return build_rank(plan_node_base(algo), nm, &no, price, np, err);
+}
+
 /* Plans m with node family algo: the node matrix under o->topo (NULL: one rank per node)
- * planned by the family's base (with o's parameters; the size limit applies to the node plan
- * and to its expansion), expanded over the ranks (plan/node.h). */
+ * planned by plan_build_node_matrix (the size limit applies to the node plan and to its
+ * expansion), expanded over the ranks (plan/node.h). */
 static int build_node(plan_algo algo, const plan_matrix *m, const plan_options *o, plan *pl,
                       plan_error *err)
 {
@@ -56,11 +85,9 @@ static int build_node(plan_algo algo, const plan_matrix *m, const plan_options *
     t = t ? t : &one;
     plan_matrix nm = {0};
     plan np = {0};
-    plan_options no = *o;
-    no.topo = NULL;
     int rc = plan_topo_node_matrix(t, m, &nm, err);
     if (rc == 0)
-        rc = plan_build(plan_node_base(algo), &nm, &no, &np, err);
+        rc = plan_build_node_matrix(algo, &nm, o, &np, err);
     if (rc == 0) {
         rc = plan_node_expand(algo, &np, m, &nm, t, o->max_segments, pl, err);
         plan_free(&np);
@@ -77,15 +104,7 @@ int plan_build(plan_algo algo, const plan_matrix *m, const plan_options *o, plan
     o = o ? o : &none;
     if (plan_algo_is_node(algo))
         return build_node(algo, m, o, pl, err);
-    plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes,
-                               .max_segments = o->max_segments};
-    if (algo == PLAN_ALGO_DIRECT && o->min_step_bytes == PLAN_MIN_STEP_AUTO)
-        direct.min_step_bytes = plan_auto_min_step(m);
-    if (o->duplex == PLAN_DUPLEX_HALF)
-        return build_half(algo, m, o, &direct, pl, err);
-    if (o->duplex != PLAN_DUPLEX_FULL)
-        return plan_error_set(err, 0, "unknown duplex mode %d", (int)o->duplex);
-    return build_full(algo, m, o, &direct, pl, err);
+    return build_rank(algo, m, o, 0, pl, err);
 }
 
 uint64_t plan_auto_min_step(const plan_matrix *m)

@@ -89,11 +89,11 @@ static int decompose(const plan_matrix *m, int by_messages, uint64_t min_step,
  * node matrices are this small. */
 #define STEPWISE_WHOLE_MAX_P 128
 
-/* What a whole-message plan costs against the decomposition: its bandwidth term plus min_step
- * per step (the exchange rate min_step sets between steps and bytes). */
-static unsigned __int128 whole_cost(const plan *pl, uint64_t min_step)
+/* What a plan costs against another: its bandwidth term plus `price` bytes per step (min_step
+ * or the step price: the exchange rate between steps and bytes). */
+static unsigned __int128 priced(const plan *pl, uint64_t price)
 {
-    return (unsigned __int128)plan_bandwidth_term(pl) + (unsigned __int128)min_step * pl->nsteps;
+    return (unsigned __int128)plan_bandwidth_term(pl) + (unsigned __int128)price * pl->nsteps;
 }
 
 /* 1 if pl, a whole-message plan, stays within bound + min_step per step and max_segments. */
@@ -101,8 +101,8 @@ static int whole_qualifies(const plan *pl, uint64_t bound, const plan_direct_opt
 {
     if (opts->max_segments && pl->nsegments > opts->max_segments)
         return 0;
-    return whole_cost(pl, 0) <= bound ||
-           (unsigned __int128)opts->min_step_bytes * pl->nsteps >= whole_cost(pl, 0) - bound;
+    return priced(pl, 0) <= bound ||
+           (unsigned __int128)opts->min_step_bytes * pl->nsteps >= priced(pl, 0) - bound;
 }
 
 /* With a minimum step: a schedule of whole messages in the duplex mode, relabelled direct, if
@@ -129,8 +129,8 @@ static int try_whole_messages(const plan_matrix *m, plan_duplex duplex, uint64_t
             return -1;
         }
         if (whole_qualifies(&sw, bound, opts) &&
-            (!have || whole_cost(&sw, opts->min_step_bytes) <
-                          whole_cost(pl, opts->min_step_bytes))) {
+            (!have || priced(&sw, opts->min_step_bytes) <
+                          priced(pl, opts->min_step_bytes))) {
             if (have)
                 plan_free(pl);
             *pl = sw;
@@ -161,19 +161,43 @@ static int decompose_half(const plan_matrix *m, const plan_direct_opts *opts, pl
     return 0;
 }
 
+/* With a step price, on small matrices: replaces pl by the widest-step decomposition when that
+ * costs less (bandwidth term plus step_price per step). A widest plan that cannot be built
+ * (too many segments, no memory) leaves pl as it was. */
+static void try_widest(const plan_matrix *m, const plan_direct_opts *opts, plan *pl)
+{
+    if (!opts->step_price || m->p > PLAN_WIDEST_MAX_P)
+        return;
+    plan wd;
+    plan_error wd_err;
+    if (plan_direct_widest(m, opts->max_segments, &wd, &wd_err))
+        return;
+    if (priced(&wd, opts->step_price) < priced(pl, opts->step_price)) {
+        plan_free(pl);
+        *pl = wd;
+    } else {
+        plan_free(&wd);
+    }
+}
+
 int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err)
 {
     if (plan_matrix_is_uniform(m, NULL))
         return plan_regular(m, PLAN_DUPLEX_FULL, PLAN_ALGO_DIRECT, pl, err);
     plan_direct_opts none = {0};
     opts = opts ? opts : &none;
+    int rc = 0;
     if (opts->min_step_bytes) {
         uint64_t bound = plan_matrix_lower_bound(m, PLAN_DUPLEX_FULL);
-        int rc = try_whole_messages(m, PLAN_DUPLEX_FULL, bound, opts, pl, err);
-        if (rc)
-            return rc < 0 ? -1 : 0;
+        rc = try_whole_messages(m, PLAN_DUPLEX_FULL, bound, opts, pl, err);
+        if (rc < 0)
+            return -1;
     }
-    return decompose(m, 0, opts->min_step_bytes, opts->max_segments, PLAN_ALGO_DIRECT, pl, err);
+    if (rc == 0 &&
+        decompose(m, 0, opts->min_step_bytes, opts->max_segments, PLAN_ALGO_DIRECT, pl, err))
+        return -1;
+    try_widest(m, opts, pl);
+    return 0;
 }
 
 int plan_direct_half(const plan_matrix *m, const plan_direct_opts *opts, plan *pl,

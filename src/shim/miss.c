@@ -138,7 +138,8 @@ static int gather(shim_call *c, miss_pattern *pat, shim_miss_result *res)
                              .grain_bytes = shim_grain(shim_g.cfg.grain, size_gcd, dense),
                              .packet_bytes = shim_g.cfg.packet,
                              .max_segments = (size_t)shim_g.cfg.max_plan,
-                             .topo = shim_topo_plan(&rec->topo)}; /* node-shim: node families */
+                             .topo = shim_topo_plan(&rec->topo), /* node-shim: node families */
+                             .node_step_bytes = shim_topo_step_bytes(p)};
     pat->hash = plan_hash_words(plan_hash_words(PLAN_HASH_START, &c->facts.types, 1),
                                 pat->m.bytes, (size_t)p * p);
     return 0;

@@ -119,10 +119,11 @@ static shim_prog *plan_own(shim_comm *rec, const plan_matrix *nm, const uint64_t
 {
     plan_options no = {.min_step_bytes = shim_g.cfg.min_step,
                        .duplex = shim_g.cfg.duplex,
-                       .max_segments = (size_t)shim_g.cfg.max_plan};
+                       .max_segments = (size_t)shim_g.cfg.max_plan,
+                       .node_step_bytes = shim_topo_step_bytes(rec->p)};
     plan np;
     plan_error err;
-    if (plan_build(plan_node_base(PLAN_ALGO_NODE_DIRECT), nm, &no, &np, &err) != 0) {
+    if (plan_build_node_matrix(PLAN_ALGO_NODE_DIRECT, nm, &no, &np, &err) != 0) {
         shim_log(2, "node-direct cannot plan this pattern: %s", err.text);
         return NULL;
     }

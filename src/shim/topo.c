@@ -193,6 +193,16 @@ size_t shim_topo_sync(const shim_topo *st, plan_algo algo, size_t nsteps, uint64
     return barriers <= model_ps ? nsteps : 0;
 }
 
+uint64_t shim_topo_step_bytes(int p)
+{
+    const plan_cost_params *c = &shim_g.cfg.cost;
+    unsigned __int128 ps = c->step_ps;
+    if (shim_g.cfg.node_sync != 0)
+        ps += plan_cost_barrier(p, c);
+    unsigned __int128 bytes = ps * 1000 / (c->beta_fs ? c->beta_fs : 1);
+    return bytes < 1 ? 1 : bytes > UINT64_MAX ? UINT64_MAX : (uint64_t)bytes;
+}
+
 void shim_topo_free(shim_topo *st)
 {
     /* a zero-initialised st holds handles that are neither communicators nor MPI_COMM_NULL */

@@ -92,6 +92,14 @@ static void usage(FILE *out)
             "                        lower bound by up to BYTES per enlarged step); 'auto':\n"
             "                        max(32 KiB, lower bound / 4P), the library's default.\n"
             "                        Printed as the JSON \"packet_bytes\".\n"
+            "      --step-bytes BYTES\n"
+            "                        node families on direct: the price of one node step in\n"
+            "                        bytes of a NIC, at which the node plan trades steps for\n"
+            "                        bytes (up to 16 nodes it may take the exact plan of\n"
+            "                        widest steps); the node plan's --min-step when that is\n"
+            "                        larger (default 0: the --min-step alone; none with\n"
+            "                        --min-step 0). The library gives its modeled step and\n"
+            "                        barrier over beta\n"
             "      --grain BYTES     transpose: the unit messages are dealt in (default 1)\n"
             "      --packet BYTES    forward: the packet size S (default %llu)\n"
             "      --node-size K     ranks per node: consecutive groups of K ranks are nodes\n"
@@ -146,7 +154,7 @@ static int bad_value(const char *opt, const char *value, const char *what)
 }
 
 /* Long options without a short form. */
-enum { OPT_MIN_STEP = 256, OPT_GRAIN, OPT_PACKET, OPT_ALPHA, OPT_BETA, OPT_VERIFY, OPT_NODE_SIZE,
+enum { OPT_MIN_STEP = 256, OPT_STEP_BYTES, OPT_GRAIN, OPT_PACKET, OPT_ALPHA, OPT_BETA, OPT_VERIFY, OPT_NODE_SIZE,
        OPT_NODES };
 
 /* Stores the value arg of option c (--algo, --duplex, --format) in o. Returns -1 to go on, or
@@ -203,6 +211,10 @@ static int parse_number(int c, const char *arg, options *o)
         else if (parse_bytes(arg, &o->plan.min_step_bytes))
             return bad_value("--min-step", arg, "a non-negative number of bytes or auto");
         break;
+    case OPT_STEP_BYTES:
+        if (parse_bytes(arg, &o->plan.node_step_bytes))
+            return bad_value("--step-bytes", arg, "a non-negative number of bytes");
+        break;
     case OPT_ALPHA:
         if (parse_seconds(arg, &o->model.alpha_s))
             return bad_value("--alpha", arg, "a non-negative number of seconds");
@@ -233,6 +245,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"format", required_argument, NULL, 'f'},
         {"duplex", required_argument, NULL, 'd'},
         {"min-step", required_argument, NULL, OPT_MIN_STEP},
+        {"step-bytes", required_argument, NULL, OPT_STEP_BYTES},
         {"grain", required_argument, NULL, OPT_GRAIN},
         {"packet", required_argument, NULL, OPT_PACKET},
         {"alpha", required_argument, NULL, OPT_ALPHA},
@@ -256,6 +269,7 @@ static int parse_args(int argc, char **argv, options *o)
             return rc;
         switch (c) {
         case 'a': case 'd': case 'f': case OPT_GRAIN: case OPT_PACKET: case OPT_MIN_STEP:
+        case OPT_STEP_BYTES:
         case OPT_ALPHA: case OPT_BETA: case OPT_NODE_SIZE: case OPT_NODES:
             break;
         case OPT_VERIFY:

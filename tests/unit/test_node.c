@@ -243,8 +243,7 @@ static void check_family(plan_algo algo, const plan_matrix *m, const plan_topo *
     ck_assert_int_eq(pl.algo, algo);
     ck_assert_uint_eq(pl.nic_peers, 1);
     ck_assert_int_eq(plan_topo_node_matrix(t, m, &nm, NULL), 0);
-    plan_options base = *o;
-    ck_assert_int_eq(plan_build(plan_node_base(algo), &nm, &base, &np, &err), 0);
+    ck_assert_int_eq(plan_build_node_matrix(algo, &nm, o, &np, &err), 0);
     uint64_t bw = plan_node_bandwidth(&pl, t->node_of, pl.duplex);
     uint64_t nbw = plan_bandwidth_term(&np), lb = nic_bound(m, t->node_of, pl.duplex);
     uint64_t slack = (pair_messages(m, t) ? pair_messages(m, t) - 1 : 0) * np.nsteps;
@@ -412,7 +411,8 @@ static void run_props(uint64_t seed, int n, int max_p)
             for (int d = 0; d < 2; d++) {
                 plan_options o = {.duplex = (plan_duplex)d, .grain_bytes = 1 + rm_below(&st, 9),
                                   .packet_bytes = 5 * (1 + rm_below(&st, 40)),
-                                  .min_step_bytes = rm_below(&st, 3) ? 0 : PLAN_MIN_STEP_AUTO};
+                                  .min_step_bytes = rm_below(&st, 3) ? 0 : PLAN_MIN_STEP_AUTO,
+                                  .node_step_bytes = rm_below(&st, 2) ? 0 : rm_below(&st, 1u << 20)};
                 int dense = shape == RM_DENSE || shape == RM_UNIFORM || shape == RM_HEAVY_TAILED;
                 if (dense && t.n > 24 && node_families[f] != PLAN_ALGO_NODE_FORWARD)
                     o.min_step_bytes = PLAN_MIN_STEP_AUTO; /* exact plans grow as N^3 */

@@ -118,6 +118,100 @@ START_TEST(direct_properties_random)
 }
 END_TEST
 
+/* bandwidth term plus price per step, as plan_direct weighs plans against each other */
+static unsigned __int128 priced(const plan *pl, uint64_t price)
+{
+    return (unsigned __int128)plan_bandwidth_term(pl) + (unsigned __int128)price * pl->nsteps;
+}
+
+/* The widest-step decomposition: valid, exact (bandwidth term == bound), at most messages + 2p
+ * steps, deterministic, a size limit refused the same way; on dense matrices of 4 to
+ * PLAN_WIDEST_MAX_P ranks fewer than half the exact decomposition's steps in total; more than
+ * 64 ranks refused. */
+START_TEST(direct_widest_random)
+{
+    uint64_t st = 0x5eed0007;
+    size_t widest_steps = 0, exact_steps = 0;
+    for (int n = 0; n < 3000; n++) {
+        int p = 1 + (int)rm_below(&st, PLAN_WIDEST_MAX_P);
+        rm_shape shape = (rm_shape)(n % RM_SHAPES);
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        random_matrix(&m, shape, tl_draw_max(&st), &st);
+        plan pl, again;
+        plan_error err;
+        ck_assert_msg(plan_direct_widest(&m, 0, &pl, &err) == 0, "#%d: %s", n, err.text);
+        ck_assert_msg(plan_verify(&m, &pl, &err) == 0, "#%d %s p=%d: %s", n,
+                      rm_shape_name(shape), p, err.text);
+        uint64_t lb = plan_matrix_lower_bound(&m, PLAN_DUPLEX_FULL);
+        ck_assert_msg(plan_bandwidth_term(&pl) == lb, "#%d %s p=%d: bandwidth %llu != bound %llu",
+                      n, rm_shape_name(shape), p, (unsigned long long)plan_bandwidth_term(&pl),
+                      (unsigned long long)lb);
+        ck_assert_msg(pl.nsteps <= plan_matrix_messages(&m) + 2 * (size_t)p,
+                      "#%d p=%d: %zu steps", n, p, pl.nsteps);
+        ck_assert_int_eq(plan_direct_widest(&m, 0, &again, &err), 0);
+        ck_assert(tl_plans_equal(&pl, &again));
+        plan_free(&again);
+        if (pl.nsegments > 1)
+            ck_assert_int_eq(plan_direct_widest(&m, pl.nsegments - 1, &again, &err), -1);
+        if (shape == RM_DENSE && p >= 4) {
+            plan ex = plan_checked(&m, 0);
+            widest_steps += pl.nsteps;
+            exact_steps += ex.nsteps;
+            plan_free(&ex);
+        }
+        plan_free(&pl);
+        plan_matrix_free(&m);
+    }
+    ck_assert_msg(2 * widest_steps < exact_steps, "widest %zu steps, exact %zu", widest_steps,
+                  exact_steps);
+    plan_matrix big;
+    plan pl;
+    plan_error err;
+    ck_assert_int_eq(plan_matrix_init(&big, 65, NULL), 0);
+    random_matrix(&big, RM_DENSE, 1000, &st);
+    ck_assert_int_eq(plan_direct_widest(&big, 0, &pl, &err), -1); /* more than 64 ranks */
+    plan_matrix_free(&big);
+}
+END_TEST
+
+/* With a step price, direct keeps whichever of its own plan and the widest-step plan has the
+ * smaller bandwidth term plus price per step (its own on a tie), exact or with a minimum step;
+ * above PLAN_WIDEST_MAX_P ranks, or without a price, its own. */
+START_TEST(direct_step_price_random)
+{
+    uint64_t st = 0x5eed0008;
+    for (int n = 0; n < 2000; n++) {
+        int p = 1 + (int)rm_below(&st, PLAN_WIDEST_MAX_P + 4);
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        uint64_t max = tl_draw_max(&st);
+        random_matrix(&m, (rm_shape)(n % RM_SHAPES), max, &st);
+        uint64_t min_step = rm_below(&st, 2) ? 0 : 1 + rm_below(&st, max);
+        uint64_t price = rm_below(&st, 5) ? 1 + rm_below(&st, 4 * max) : 0;
+        plan_direct_opts own_opts = {.min_step_bytes = min_step};
+        plan_direct_opts priced_opts = {.min_step_bytes = min_step, .step_price = price};
+        plan own, wd, got;
+        plan_error err;
+        ck_assert_int_eq(plan_direct(&m, &own_opts, &own, &err), 0);
+        ck_assert_int_eq(plan_direct(&m, &priced_opts, &got, &err), 0);
+        ck_assert_msg(plan_verify(&m, &got, &err) == 0, "#%d p=%d: %s", n, p, err.text);
+        if (price && p <= PLAN_WIDEST_MAX_P && !plan_matrix_is_uniform(&m, NULL)) {
+            ck_assert_int_eq(plan_direct_widest(&m, 0, &wd, &err), 0);
+            const plan *want = priced(&wd, price) < priced(&own, price) ? &wd : &own;
+            ck_assert_msg(tl_plans_equal(&got, want), "#%d p=%d price %llu: not the cheaper plan",
+                          n, p, (unsigned long long)price);
+            plan_free(&wd);
+        } else {
+            ck_assert_msg(tl_plans_equal(&got, &own), "#%d p=%d: the plan changed", n, p);
+        }
+        plan_free(&own);
+        plan_free(&got);
+        plan_matrix_free(&m);
+    }
+}
+END_TEST
+
 /* The first step with a transfer that is shorter than the step's largest or than min_step
  * without ending its message, or -1. */
 static ssize_t short_step(const plan_matrix *m, const plan *pl, uint64_t min_step)
@@ -702,6 +796,8 @@ int main(void)
     tcase_add_test(props, transpose_random);
     tcase_add_test(props, direct_properties_random);
     tcase_add_test(props, direct_min_step_random);
+    tcase_add_test(props, direct_widest_random);
+    tcase_add_test(props, direct_step_price_random);
     tcase_add_test(props, direct_deterministic);
     tcase_add_test(basic, direct_min_step_whole_or_split);
     tcase_add_test(basic, direct_min_step_stepwise);
