@@ -32,8 +32,8 @@ typedef struct plan_direct_opts {
 } plan_direct_opts;
 
 /* The largest matrix plan_direct tries the widest-step decomposition on (opts->step_price):
- * its planning is O(p^3) per step (dense random matrices: 0.2 ms at p = 8, 1.7 ms at 16, 38 ms
- * at 32), and the node matrices of most jobs are this small. */
+ * its planning is O(p^3) per step (dense random matrices: 0.2 ms at p = 8, 2.3 - 4.5 ms at 16,
+ * 46 ms at 32), and the node matrices of most jobs are this small. */
 #define PLAN_WIDEST_MAX_P 16
 
 /* Builds the direct schedule of m (self-messages excluded): every step is a matching that
@@ -47,7 +47,8 @@ typedef struct plan_direct_opts {
  * A uniform matrix (plan_matrix_is_uniform) gets plan_regular's full-duplex schedule, which
  * has all these properties in p - 1 steps. Deterministic: the same input gives the same plan.
  * With opts->step_price (small matrices) possibly the widest-step decomposition instead (exact,
- * below; its transfers within a step may differ). opts may be NULL (exact). Returns 0, or -1 with err set (pl then holds no memory). */
+ * below; its transfers within a step may differ). opts may be NULL (exact). Returns 0, or -1
+ * with err set (pl then holds no memory). */
 int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, plan_error *err);
 
 /* The widest-step decomposition: an exact direct schedule (bandwidth term equal to

@@ -5,15 +5,13 @@
  * matching in which every vertex of slack below t is matched by an edge e with slack + w_e >= t
  * (moving min(w_e, t) over e then keeps it within T - t), and every other matched edge obeys
  * the same rule. The feasible t are monotone, so the longest is found by bisection over the
- * values where the rule changes; a matching covering the required vertices of both sides
- * exists whenever one covers each side (Mendelsohn–Dulmage), and alternating paths find it:
- * first the senders, then the receivers without uncovering a sender. The step then takes the
- * assignment (Kuhn–Munkres) that covers the required vertices, matches the most edges and,
- * among those, moves the most bytes. Dense p x p arrays: meant for node matrices and small
- * communicators (O(p^3) per step, at most WIDEST_LARGEST_P ranks). */
+ * values where the rule changes. Each t is tried with the assignment (Kuhn–Munkres) that
+ * covers the most required vertices, then matches the most edges and, among those, moves the
+ * most bytes: t is feasible when it covers them all, and the longest feasible t's assignment is
+ * the step. Dense p x p arrays: meant for node matrices and small communicators (O(p^3) per
+ * try, at most WIDEST_LARGEST_P ranks). */
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "plan/families.h"
 #include "plan/plan.h"
@@ -24,17 +22,15 @@ enum { SEND = 0, RECV = 1 };
 #define WIDEST_LARGEST_P 64
 
 /* The state of the decomposition: remaining bytes and bytes moved per edge, loads, the budget
- * and the matching with its search scratch. */
+ * and the step's matching with the assignment's scratch. */
 typedef struct widest {
     int p;
     uint64_t *left, *done; /* p * p, sender-major */
     uint64_t *load[2];
     uint64_t budget;
-    uint64_t t;            /* the step length being tried */
-    int *mate[2];
-    int *parent[2];        /* alternating-path search: the vertex a vertex was reached from */
-    int *queue;
-    int64_t *cost;         /* p * p: the assignment's costs (best_matching) */
+    uint64_t t;             /* the step length being tried */
+    int *mate[2];           /* the step's matching: partner, or -1 */
+    int64_t *cost;          /* p * p: the assignment's costs (best_matching) */
     int64_t *pot[2], *minv; /* p + 1 each: its potentials and slack */
     int *col_of, *way;      /* p + 1 each */
     char *used;             /* p + 1 */
@@ -61,84 +57,11 @@ static int usable(const widest *w, int a, int b)
            (unsigned __int128)slack(w, RECV, b) + e >= w->t;
 }
 
-/* Edge between (s, x) and (1 - s, y). */
-static int usable_from(const widest *w, int s, int x, int y)
-{
-    return s == SEND ? usable(w, x, y) : usable(w, y, x);
-}
-
-/* Matches (s, x) with (1 - s, y). */
-static void pair(widest *w, int s, int x, int y)
-{
-    w->mate[s][x] = y;
-    w->mate[1 - s][y] = x;
-}
-
-/* From the unmatched vertex (s, v), searches an alternating path (usable edges out of side s,
- * matched edges back) to a free vertex of side 1 - s, or, when release is set, to a matched
- * vertex of side s that is not required, and switches the matching along it: v becomes
- * matched, no vertex of side 1 - s loses its partner, and only a released vertex of side s
- * does (covering the senders never releases one: only required senders are matched then).
- * Returns 1 if a path was found. */
-static int cover(widest *w, int s, int v, int release)
-{
-    int p = w->p, head = 0, tail = 0;
-    int *from_y = w->parent[1 - s], *from_x = w->parent[s];
-    for (int k = 0; k < p; k++)
-        from_y[k] = from_x[k] = -2;
-    from_x[v] = -1;
-    w->queue[tail++] = v;
-    while (head < tail) {
-        int x = w->queue[head++];
-        for (int y = 0; y < p; y++) {
-            if (from_y[y] != -2 || !usable_from(w, s, x, y))
-                continue;
-            from_y[y] = x;
-            int next = w->mate[1 - s][y];
-            int end = next < 0 || (release && !required(w, s, next));
-            if (!end) {
-                if (from_x[next] == -2) {
-                    from_x[next] = y;
-                    w->queue[tail++] = next;
-                }
-                continue;
-            }
-            if (next >= 0)
-                w->mate[s][next] = -1; /* released */
-            /* switch along the path: y to x, x's old partner to the vertex before x, ... */
-            for (int yy = y, xx = x;;) {
-                int prev_y = from_x[xx];
-                pair(w, s, xx, yy);
-                if (prev_y < 0)
-                    break;
-                yy = prev_y;
-                xx = from_y[yy];
-            }
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Builds, for step length w->t, a matching of usable edges covering every required vertex of
- * both sides. Returns 1 if there is one (it is then in w->mate), else 0. */
-static int match(widest *w)
-{
-    int p = w->p;
-    for (int k = 0; k < p; k++)
-        w->mate[SEND][k] = w->mate[RECV][k] = -1;
-    for (int s = SEND; s <= RECV; s++)
-        for (int v = 0; v < p; v++)
-            if (required(w, s, v) && w->mate[s][v] < 0 && !cover(w, s, v, 1))
-                return 0;
-    return 1;
-}
-
-/* Weights of the final matching, as costs to minimise: a usable edge earns REQUIRED per
- * required end, EDGE for being matched and less than 2^W_BYTES_BITS for the bytes it moves (scaled), so
- * that covering the required vertices comes first, then matching many edges, then moving many
- * bytes; an edge that is not usable costs NONE. Each tier outweighs the sum of all lower ones
- * over WIDEST_LARGEST_P edges, and p times NONE fits in 63 bits. */
+/* Weights of a step's matching, as costs to minimise: a usable edge earns REQUIRED per
+ * required end, EDGE for being matched and less than 2^W_BYTES_BITS for the bytes it moves
+ * (scaled), so that covering the required vertices comes first, then matching many edges, then
+ * moving many bytes; an edge that is not usable costs NONE. Each tier outweighs the sum of all
+ * lower ones over WIDEST_LARGEST_P edges, and p times NONE fits in 63 bits. */
 #define W_BYTES_BITS 24
 #define W_EDGE ((int64_t)1 << 31)
 #define W_REQUIRED ((int64_t)1 << 38)
@@ -163,9 +86,9 @@ static void costs(widest *w)
         }
 }
 
-/* The assignment of senders to receivers of least total w->cost (Kuhn–Munkres with
- * potentials, O(p^3)), kept in w->mate where its edges are usable. Returns 1 if it covers
- * every required vertex (it always should: a covering matching exists when called), else 0. */
+/* The assignment of senders to receivers of least total w->cost for step length w->t
+ * (Kuhn–Munkres with potentials, O(p^3)), kept in w->mate where its edges are usable. Returns
+ * 1 if it covers every required vertex (then a step of length t is feasible), else 0. */
 static int best_matching(widest *w)
 {
     int p = w->p;
@@ -208,8 +131,10 @@ static int best_matching(widest *w)
     for (int k = 0; k < p; k++)
         w->mate[SEND][k] = w->mate[RECV][k] = -1;
     for (int j = 1; j <= p; j++)
-        if (usable(w, col_of[j] - 1, j - 1))
-            pair(w, SEND, col_of[j] - 1, j - 1);
+        if (usable(w, col_of[j] - 1, j - 1)) {
+            w->mate[SEND][col_of[j] - 1] = j - 1;
+            w->mate[RECV][j - 1] = col_of[j] - 1;
+        }
     for (int s = SEND; s <= RECV; s++)
         for (int k = 0; k < p; k++)
             if (required(w, s, k) && w->mate[s][k] < 0)
@@ -252,26 +177,20 @@ static size_t lengths(const widest *w, uint64_t *c)
 }
 
 /* Sets w->t to the longest feasible step length of c[0 .. n) (decreasing; the last one is
- * always feasible) and leaves in w->mate a matching for it that covers the required vertices,
- * matches as many edges as it can and, among those, moves the most bytes. */
+ * always feasible) and leaves its step's matching in w->mate (best_matching). */
 static void longest_step(widest *w, const uint64_t *c, size_t n)
 {
     size_t lo = 0, hi = n - 1; /* the answer lies in [lo, hi]; c[hi] is feasible */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         w->t = c[mid];
-        if (match(w))
+        if (best_matching(w))
             hi = mid;
         else
             lo = mid + 1;
     }
     w->t = c[hi];
-    if (best_matching(w))
-        return;
-    match(w); /* not reached: the assignment covers what match covers */
-    for (int a = 0; a < w->p; a++)
-        if (w->mate[SEND][a] < 0 && w->load[SEND][a] > 0)
-            cover(w, SEND, a, 0);
+    best_matching(w);
 }
 
 /* Appends the step of w's matching to pl: min(left, t) bytes over every matched edge, and
@@ -304,14 +223,15 @@ int plan_direct_widest(const plan_matrix *m, size_t max_segments, plan *pl, plan
 {
     int p = m->p;
     if (p > WIDEST_LARGEST_P)
-        return plan_error_set(err, 0, "the widest-step decomposition takes at most %d ranks, not %d",
+        return plan_error_set(err, 0,
+                              "the widest-step decomposition takes at most %d ranks, not %d",
                               WIDEST_LARGEST_P, p);
     size_t pp = (size_t)p * (size_t)p, ncand = 2 * pp + 2 * (size_t)p + 1;
     widest w = {.p = p};
     size_t q = (size_t)p + 1;
     uint64_t *words = calloc(2 * pp + 2 * (size_t)p + ncand, sizeof *words);
     int64_t *signed_words = malloc((pp + 3 * q) * sizeof *signed_words);
-    int *ints = malloc((5 * (size_t)p + 2 * q) * sizeof *ints);
+    int *ints = malloc((2 * (size_t)p + 2 * q) * sizeof *ints);
     char *used = malloc(q);
     int have = words && signed_words && ints && used;
     if (!have || plan_init(pl, p, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, err)) {
@@ -325,7 +245,7 @@ int plan_direct_widest(const plan_matrix *m, size_t max_segments, plan *pl, plan
     w.pot[SEND] = signed_words + pp;
     w.pot[RECV] = w.pot[SEND] + q;
     w.minv = w.pot[RECV] + q;
-    w.col_of = ints + 5 * p;
+    w.col_of = ints + 2 * p;
     w.way = w.col_of + q;
     w.used = used;
     w.left = words;
@@ -335,9 +255,6 @@ int plan_direct_widest(const plan_matrix *m, size_t max_segments, plan *pl, plan
     uint64_t *cand = w.load[RECV] + p;
     w.mate[SEND] = ints;
     w.mate[RECV] = ints + p;
-    w.parent[SEND] = ints + 2 * p;
-    w.parent[RECV] = ints + 3 * p;
-    w.queue = ints + 4 * p;
     for (int a = 0; a < p; a++)
         for (int b = 0; b < p; b++) {
             uint64_t e = a == b ? 0 : plan_matrix_at(m, a, b);

@@ -154,8 +154,8 @@ static int bad_value(const char *opt, const char *value, const char *what)
 }
 
 /* Long options without a short form. */
-enum { OPT_MIN_STEP = 256, OPT_STEP_BYTES, OPT_GRAIN, OPT_PACKET, OPT_ALPHA, OPT_BETA, OPT_VERIFY, OPT_NODE_SIZE,
-       OPT_NODES };
+enum { OPT_MIN_STEP = 256, OPT_STEP_BYTES, OPT_GRAIN, OPT_PACKET, OPT_ALPHA, OPT_BETA,
+       OPT_VERIFY, OPT_NODE_SIZE, OPT_NODES };
 
 /* Stores the value arg of option c (--algo, --duplex, --format) in o. Returns -1 to go on, or
  * EXIT_USAGE after printing why (c is not such an option: -1, nothing stored). */
@@ -269,8 +269,7 @@ static int parse_args(int argc, char **argv, options *o)
             return rc;
         switch (c) {
         case 'a': case 'd': case 'f': case OPT_GRAIN: case OPT_PACKET: case OPT_MIN_STEP:
-        case OPT_STEP_BYTES:
-        case OPT_ALPHA: case OPT_BETA: case OPT_NODE_SIZE: case OPT_NODES:
+        case OPT_STEP_BYTES: case OPT_ALPHA: case OPT_BETA: case OPT_NODE_SIZE: case OPT_NODES:
             break;
         case OPT_VERIFY:
             o->verify = 1;

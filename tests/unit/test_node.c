@@ -412,7 +412,8 @@ static void run_props(uint64_t seed, int n, int max_p)
                 plan_options o = {.duplex = (plan_duplex)d, .grain_bytes = 1 + rm_below(&st, 9),
                                   .packet_bytes = 5 * (1 + rm_below(&st, 40)),
                                   .min_step_bytes = rm_below(&st, 3) ? 0 : PLAN_MIN_STEP_AUTO,
-                                  .node_step_bytes = rm_below(&st, 2) ? 0 : rm_below(&st, 1u << 20)};
+                                  .node_step_bytes =
+                                      rm_below(&st, 2) ? 0 : rm_below(&st, 1u << 20)};
                 int dense = shape == RM_DENSE || shape == RM_UNIFORM || shape == RM_HEAVY_TAILED;
                 if (dense && t.n > 24 && node_families[f] != PLAN_ALGO_NODE_FORWARD)
                     o.min_step_bytes = PLAN_MIN_STEP_AUTO; /* exact plans grow as N^3 */
