@@ -17,24 +17,28 @@ static uint64_t plus_pct(uint64_t t, uint32_t pct)
     return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
-/* The learner plan_forecast_ratio reads for key in class cls: the site's where it has samples
- * within reach, else the communicator's (NULL if there is none). */
-static const plan_learner *learner_of(const plan_history *site, const plan_history *comm,
-                                      int key, int cls)
+/* The corrections of class cls into v: per key the site's where it has samples within reach,
+ * else the communicator's (neither: PLAN_LEARN_ONE, unknown). */
+static void corrections(const plan_forecast_in *in, int cls, plan_learn_view *v)
 {
-    if (site && plan_learn_samples(&site->learn, key, cls))
-        return &site->learn;
-    return comm ? &comm->learn : NULL;
+    plan_learn_view_of(in->comm ? &in->comm->learn : NULL, cls, v);
+    if (!in->site)
+        return;
+    plan_learn_view site;
+    plan_learn_view_of(&in->site->learn, cls, &site);
+    for (int k = 0; k < PLAN_LEARN_KEYS; k++)
+        if (site.samples[k]) {
+            v->ratio[k] = site.ratio[k];
+            v->state[k] = site.state[k];
+            v->samples[k] = site.samples[k];
+        }
 }
 
-plan_learn_state plan_forecast_ratio(const plan_history *site, const plan_history *comm,
-                                     int key, int cls, uint32_t *ratio)
+/* f's correction of key into *ratio, and its state. */
+static plan_learn_state correction(const plan_forecast *f, int key, uint32_t *ratio)
 {
-    const plan_learner *l = learner_of(site, comm, key, cls);
-    if (l)
-        return plan_learn_ratio(l, key, cls, ratio);
-    *ratio = PLAN_LEARN_ONE;
-    return PLAN_LEARN_UNKNOWN;
+    *ratio = f->learned.ratio[key];
+    return (plan_learn_state)f->learned.state[key];
 }
 
 int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct)
@@ -186,7 +190,7 @@ static uint64_t extras(const plan_forecast *f, uint64_t planning_ps, uint64_t ag
  * (native_ratio, learned against the matching model of MPI's algorithm) and the measured
  * families' (a plan model found 30 times too optimistic for one family is assumed as wrong
  * for the others until they are measured themselves). */
-static void family_ratios(const plan_forecast_in *in, int cls, int variant,
+static void family_ratios(const plan_forecast_in *in, const plan_forecast *f, int variant,
                           uint32_t native_ratio, uint32_t *ratio, plan_learn_state *state)
 {
     uint32_t prior = native_ratio;
@@ -195,8 +199,7 @@ static void family_ratios(const plan_forecast_in *in, int cls, int variant,
         state[a] = PLAN_LEARN_UNKNOWN;
         if (!in->learn || !(in->families & (1u << a)))
             continue;
-        state[a] = plan_forecast_ratio(in->site, in->comm, plan_learn_key((plan_algo)a, variant),
-                                       cls, &ratio[a]);
+        state[a] = correction(f, plan_learn_key((plan_algo)a, variant), &ratio[a]);
         if (state[a] != PLAN_LEARN_UNKNOWN && ratio[a] > prior)
             prior = ratio[a];
     }
@@ -214,9 +217,8 @@ static void variant_ratios(const plan_forecast_in *in, plan_forecast *f)
         f->state_small[a] = PLAN_LEARN_UNKNOWN;
         uint32_t r;
         if (in->learn && (f->plan & (1u << a)) &&
-            (f->state_small[a] = plan_forecast_ratio(in->site, in->comm,
-                                                     plan_learn_key((plan_algo)a, 1), f->cls,
-                                                     &r)) != PLAN_LEARN_UNKNOWN)
+            (f->state_small[a] = correction(f, plan_learn_key((plan_algo)a, 1), &r)) !=
+                PLAN_LEARN_UNKNOWN)
             f->ratio_small[a] = r;
     }
 }
@@ -305,15 +307,6 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
     }
 }
 
-/* How many measured calls native's correction rests on (the history plan_forecast_ratio
- * reads). */
-static int native_samples(const plan_forecast_in *in, int cls)
-{
-    int key = plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant);
-    const plan_learner *l = learner_of(in->site, in->comm, key, cls);
-    return l ? plan_learn_samples(l, key, cls) : 0;
-}
-
 /* MPI's algorithm's model, correction and state, and the overheads' corrections, into f. */
 static void native_figures(const plan_forecast_in *in, plan_forecast *f)
 {
@@ -324,22 +317,19 @@ static void native_figures(const plan_forecast_in *in, plan_forecast *f)
     f->native_variant = in->native_variant;
     f->ratio_native_gathered = PLAN_LEARN_ONE;
     if (in->learn) {
-        f->native_state = plan_forecast_ratio(in->site, in->comm,
-                                              plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant),
-                                              f->cls, &rn);
+        f->native_state =
+            correction(f, plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant), &rn);
         uint32_t r0;
         f->ratio_native_gathered =
             in->native_variant &&
-                    plan_forecast_ratio(in->site, in->comm, plan_learn_key(PLAN_ALGO_NATIVE, 0),
-                                        f->cls, &r0) != PLAN_LEARN_UNKNOWN
+                    correction(f, plan_learn_key(PLAN_ALGO_NATIVE, 0), &r0) != PLAN_LEARN_UNKNOWN
                 ? r0
                 : rn;
-        plan_forecast_ratio(in->site, in->comm, PLAN_LEARN_HIT, f->cls, &f->ratio_hit);
+        correction(f, PLAN_LEARN_HIT, &f->ratio_hit);
         /* no gather measured yet: the smaller of the agreement's correction and MPI's
          * exchange's (a gather is a collective that moves bytes: the ratio of a sum lies between
          * its parts'; on 16 emulated hosts the model is 60 times off for both) */
-        if (plan_forecast_ratio(in->site, in->comm, PLAN_LEARN_MISS, f->cls, &f->ratio_miss) ==
-            PLAN_LEARN_UNKNOWN)
+        if (correction(f, PLAN_LEARN_MISS, &f->ratio_miss) == PLAN_LEARN_UNKNOWN)
             f->ratio_miss = f->ratio_hit < rn ? f->ratio_hit : rn;
     }
     f->ratio[PLAN_ALGO_NATIVE] = rn;
@@ -363,7 +353,8 @@ static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t be
     }
     /* one call of MPI's algorithm (a pattern's first, on cold connections) must not condemn
      * it: measured once more, which costs nothing over MPI */
-    if (in->learn && native_samples(in, f->cls) == 1) {
+    if (in->learn &&
+        f->learned.samples[plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant)] == 1) {
         f->measure_native = 1;
         f->why = "MPI's algorithm measured once at this size: measured again";
         return;
@@ -426,6 +417,18 @@ static void decide_no_win(const plan_forecast_in *in, plan_forecast *f)
                                  : "no plan can win";
 }
 
+/* Whether some family considered has a correction of its optimistic time within reach of
+ * f's class (measured at about this size). */
+static int family_measured(const plan_forecast_in *in, const plan_forecast *f)
+{
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++)
+        if ((in->families & (1u << a)) &&
+            f->learned.state[plan_learn_key((plan_algo)a, PLAN_LEARN_BEFORE)] !=
+                PLAN_LEARN_UNKNOWN)
+            return 1;
+    return 0;
+}
+
 void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
 {
     memset(f, 0, sizeof *f);
@@ -435,6 +438,7 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     f->bound = plan_summary_bound(in->s, in->duplex);
     f->cls = plan_learn_class(f->bound);
     f->reuse = reuse_of(in);
+    corrections(in, f->cls, &f->learned);
     native_figures(in, f);
     f->tiny = f->bound < in->explore_min_bytes || f->native_ps < in->explore_min_ps;
     if (in->learn && f->native_state == PLAN_LEARN_UNKNOWN) {
@@ -445,8 +449,16 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
         return;
     }
     uint64_t best = f->native_ps;
-    family_ratios(in, f->cls, PLAN_LEARN_BEFORE, f->ratio[PLAN_ALGO_NATIVE], f->ratio, f->state);
-    family_ratios(in, f->cls, 0, f->ratio_native_gathered, f->ratio_plan, f->state_plan);
+    f->est_ps[PLAN_ALGO_NATIVE] = f->native_ps;
+    f->best_ps = best;
+    if (in->learn && f->tiny && !family_measured(in, f)) {
+        /* too small to explore, and no family measured: none can win (decide_no_win gives
+         * what estimating every family would give) */
+        decide_no_win(in, f);
+        return;
+    }
+    family_ratios(in, f, PLAN_LEARN_BEFORE, f->ratio[PLAN_ALGO_NATIVE], f->ratio, f->state);
+    family_ratios(in, f, 0, f->ratio_native_gathered, f->ratio_plan, f->state_plan);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++) {
         if (a == PLAN_ALGO_NATIVE || !(in->families & (1u << a)))
             continue;

@@ -134,6 +134,8 @@ typedef struct plan_forecast {
     uint64_t wait_ps;        /* waiting: what exploring the cheapest such family is predicted
                                 to cost (plan_forecast_explore_cost) */
     const char *why;         /* the reason, for verbose output */
+    plan_learn_view learned; /* the corrections in class cls: per key the site's where it has
+                                samples within reach, else the communicator's */
 } plan_forecast;
 
 /* Forecasts the call described by in (see the file comment):
@@ -175,11 +177,6 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f);
  * percent more. agree_ps and gather_ps as in plan_forecast_in. */
 uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, uint64_t model_ps,
                             uint64_t planning_ps, uint64_t agree_ps, uint64_t gather_ps);
-
-/* The correction of key in class cls from the site's history (if any), else the
- * communicator's (plan_learn_ratio); unknown in both: PLAN_LEARN_ONE. */
-plan_learn_state plan_forecast_ratio(const plan_history *site, const plan_history *comm,
-                                     int key, int cls, uint32_t *ratio);
 
 /* Whether exploring a candidate predicted to cost predicted_ps more than the best estimate
  * fits the budget: the exploration spent so far plus this one within budget_pct percent of

@@ -1,4 +1,6 @@
 /* Corrections of the cost model learned from measured calls (see learn.h). */
+#include <string.h>
+
 #include "plan/learn.h"
 
 _Static_assert(PLAN_LEARN_KEYS <= 256 && PLAN_LEARN_CLASSES <= 256, "a cell's tags are bytes");
@@ -41,20 +43,29 @@ static int cell_stale(const plan_learn_cell *c, uint64_t now)
     return (uint32_t)now - c->last >= after;
 }
 
-/* The cell plan_learn_ratio reads for key in class cls: the nearest class with samples (cls,
- * then cls - 1, cls + 1, cls - 2, cls + 2); NULL if none. */
+/* Where cell c stands in the search for class cls (cls, then cls - 1, cls + 1, cls - 2,
+ * cls + 2: the lower class first at equal distance), or NO_RANK beyond PLAN_LEARN_REACH or
+ * without samples. */
+enum { NO_RANK = 2 * PLAN_LEARN_REACH + 1 };
+static int cell_rank(const plan_learn_cell *c, int cls)
+{
+    int d = (int)c->cls - cls;
+    int rank = d < 0 ? -2 * d - 1 : 2 * d;
+    return c->n && rank < NO_RANK ? rank : NO_RANK;
+}
+
+/* The cell plan_learn_ratio reads for key in class cls: the nearest class with samples within
+ * reach (cell_rank), the first such cell; NULL if none. */
 static const plan_learn_cell *nearest_cell(const plan_learner *l, int key, int cls)
 {
     if (key < 0 || key >= PLAN_LEARN_KEYS)
         return NULL;
     const plan_learn_cell *best = NULL;
-    int best_rank = 2 * PLAN_LEARN_REACH + 1;
+    int best_rank = NO_RANK;
     for (int i = 0; i < l->used; i++) {
         const plan_learn_cell *c = &l->cell[i];
-        int d = (int)c->cls - cls;
-        /* the search order: distance, the lower class first */
-        int rank = d < 0 ? -2 * d - 1 : 2 * d;
-        if (c->key == key && c->n && rank < best_rank) {
+        int rank = c->key == key ? cell_rank(c, cls) : NO_RANK;
+        if (rank < best_rank) {
             best = c;
             best_rank = rank;
         }
@@ -93,8 +104,35 @@ int plan_learn_samples(const plan_learner *l, int key, int cls)
     return c ? c->n : 0;
 }
 
+void plan_learn_view_of(const plan_learner *l, int cls, plan_learn_view *v)
+{
+    const plan_learn_cell *best[PLAN_LEARN_KEYS] = {0};
+    uint8_t best_rank[PLAN_LEARN_KEYS];
+    memset(best_rank, NO_RANK, sizeof best_rank);
+    for (int i = 0; l && i < l->used; i++) {
+        const plan_learn_cell *c = &l->cell[i];
+        if (c->key >= PLAN_LEARN_KEYS)
+            continue;
+        int rank = cell_rank(c, cls);
+        if (rank < best_rank[c->key]) {
+            best[c->key] = c;
+            best_rank[c->key] = (uint8_t)rank;
+        }
+    }
+    for (int k = 0; k < PLAN_LEARN_KEYS; k++) {
+        const plan_learn_cell *c = best[k];
+        v->ratio[k] = c ? c->median : PLAN_LEARN_ONE;
+        v->state[k] = !c                      ? PLAN_LEARN_UNKNOWN
+                      : cell_stale(c, l->now) ? PLAN_LEARN_STALE
+                                              : PLAN_LEARN_KNOWN;
+        v->samples[k] = c ? c->n : 0;
+    }
+}
+
 uint64_t plan_learn_apply(uint64_t model_ps, uint32_t ratio)
 {
+    if (ratio <= RATIO_MAX && model_ps <= UINT64_MAX / RATIO_MAX) /* no 128-bit division */
+        return model_ps * ratio / PLAN_LEARN_ONE;
     unsigned __int128 v = (unsigned __int128)model_ps * ratio / PLAN_LEARN_ONE;
     return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
@@ -105,7 +143,9 @@ void plan_learn_record(plan_learner *l, int key, int cls, uint64_t measured_ps,
     if (model_ps == 0 || key < 0 || key >= PLAN_LEARN_KEYS || cls < 0 ||
         cls >= PLAN_LEARN_CLASSES)
         return;
-    unsigned __int128 r = (unsigned __int128)measured_ps * PLAN_LEARN_ONE / model_ps;
+    unsigned __int128 r = measured_ps <= UINT64_MAX / PLAN_LEARN_ONE
+                              ? measured_ps * PLAN_LEARN_ONE / model_ps
+                              : (unsigned __int128)measured_ps * PLAN_LEARN_ONE / model_ps;
     uint32_t ratio = r < RATIO_MIN ? RATIO_MIN : r > RATIO_MAX ? RATIO_MAX : (uint32_t)r;
     plan_learn_cell *c = cell_for(l, key, cls);
     if (c->n && cell_stale(c, l->now)) {

@@ -80,6 +80,19 @@ plan_learn_state plan_learn_ratio(const plan_learner *l, int key, int cls, uint3
  * (0: unknown). */
 int plan_learn_samples(const plan_learner *l, int key, int cls);
 
+/* The corrections of every key in one class, as plan_learn_ratio and plan_learn_samples give
+ * them key by key. */
+typedef struct plan_learn_view {
+    uint32_t ratio[PLAN_LEARN_KEYS];
+    uint8_t state[PLAN_LEARN_KEYS];   /* plan_learn_state */
+    uint8_t samples[PLAN_LEARN_KEYS]; /* what plan_learn_samples gives */
+} plan_learn_view;
+
+/* Fills v with the corrections of every key in class cls (l NULL: none known), in one pass over
+ * l's cells: v->ratio[key] and v->state[key] are what plan_learn_ratio(l, key, cls) gives,
+ * v->samples[key] what plan_learn_samples does. */
+void plan_learn_view_of(const plan_learner *l, int cls, plan_learn_view *v);
+
 /* model_ps corrected by ratio (model * ratio / PLAN_LEARN_ONE, saturating). */
 uint64_t plan_learn_apply(uint64_t model_ps, uint32_t ratio);
 

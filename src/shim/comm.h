@@ -71,6 +71,8 @@ typedef struct shim_comm {
                               use; agreed: all ranks have it or none uses it */
     unsigned char site_off[SHIM_HISTORY_SITES]; /* a rank could not create it: not used */
     const char *last_why;  /* the reason of the last forecast printed (HRELAY_VERBOSE) */
+    exec_type type_memo[2]; /* the last send and receive types described where they are
+                               common predefined ones (shim_type_common; size 0: none) */
     int nslots;
     shim_slot *slot;
     shim_sites sites;

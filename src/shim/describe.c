@@ -32,15 +32,22 @@ uint64_t shim_local_bytes(const shim_args *a, int p)
 /* Fills one side of x from the arguments into the record's arrays, checking them as the MPI
  * library does (validate.c). Returns an MPI error class (MPI_ERR_TYPE, MPI_ERR_COUNT, ...),
  * SHIM_STATUS_NATIVE (a byte displacement overflows) or MPI_SUCCESS. */
-static int describe_side(const shim_args *a, int recv, const shim_comm *rec, exec_side *s,
+static int describe_side(const shim_args *a, int recv, shim_comm *rec, exec_side *s,
                          MPI_Count *count, MPI_Aint *displ)
 {
     MPI_Datatype type = recv ? a->rtype : a->stype;
+    exec_type *memo = &rec->type_memo[recv];
     int rc;
-    if ((rc = shim_check_type(type, rec->priv)) != MPI_SUCCESS)
-        return rc;
-    if ((rc = exec_type_init(&s->type, type)) != MPI_SUCCESS)
-        return error_class(rc);
+    if (memo->size > 0 && memo->type == type) {
+        s->type = *memo; /* a common predefined type described before: nothing to ask */
+    } else {
+        if ((rc = shim_check_type(type, rec->priv)) != MPI_SUCCESS)
+            return rc;
+        if ((rc = exec_type_init(&s->type, type)) != MPI_SUCCESS)
+            return error_class(rc);
+        if (shim_type_common(type))
+            *memo = s->type;
+    }
     for (int j = 0; j < rec->p; j++) {
         MPI_Count total;
         count[j] = shim_args_count(a, recv, j);

@@ -2,9 +2,10 @@
  *
  *   Pass-through (not initialised, disabled, intercommunicator, MPI_COMM_NULL, nested call).
  *   Unchecked native: HRELAY_ALGO=native, or the communicator is in a run of calls that the
- *     last agreements decided to leave to MPI (every recent pattern runs native): PMPI with
- *     accounting, no communication of hrelay's own. Such a run lasts 8 calls at first and
- *     doubles up to HRELAY_RECHECK, so tiny repeated exchanges pay almost nothing.
+ *     last agreements decided to leave to MPI (every recent pattern runs native): PMPI with accounting, no communication of hrelay's own. Such a run lasts 8
+ *     calls at first (after the same call twice, long enough for the agreement to cost a
+ *     32nd of it) and doubles up to HRELAY_RECHECK, so tiny repeated exchanges pay almost
+ *     nothing.
  *   Agreed: every rank validates its arguments (describe.c, validate.c: MPICH's checks, in its
  *     order), matches its part of the pattern against the cache, prepares the cached plan's
  *     run (run.c; before agreeing, so that nothing can fail on one rank after the others
@@ -45,8 +46,15 @@
 enum {
     QUIET_AFTER = 2, /* agreed calls without a plan before native runs unchecked (1 where
                         the last one was the previous agreed call again) */
-    REMEASURE = 64   /* calls after a pattern's first before its candidates are measured a
+    REMEASURE = 64,  /* calls after a pattern's first before its candidates are measured a
                         second time */
+    QUIET_SHARE = 32, /* a run after the same call twice in a row lasts long enough that the
+                         agreement ending it costs at most 1 / QUIET_SHARE of the run's time
+                         ... */
+    QUIET_FLOOR_MAX = 64, /* ... or this many calls (a change of pattern is noticed after at
+                             most this many calls beyond the doubling runs') */
+    FLOOR_SAMPLES = 2     /* ... measured over at least this many calls (a communicator's
+                             first call runs cold: its own set-up, the MPI library's) */
 };
 
 SHIM_TLS shim_thread shim_this_thread = {.comm = MPI_COMM_NULL};
@@ -127,18 +135,53 @@ static double native_estimate(const shim_slot *s, plan_algo algo, double t)
     return (double)s->model_native_ps * 1e-12;
 }
 
-/* After an agreed call on rec that may have run a plan (or whose pattern may still be
- * planned): whether the next calls may run unchecked (see the file comment): after
- * QUIET_AFTER agreed calls in a row that may not, or one that may not and was the previous
- * agreed call again on every rank (again: shim_call.again; the same call twice in a row is as
- * much evidence that the calls stay alike, and on 16 emulated hosts an agreement costs as
- * much as a call of 64 KiB per rank; a recent pattern of the call's site is not enough: a
- * repeated tiny call between drifting calls that may plan would start runs that swallow
- * them). wait_ps: the call ran MPI's algorithm while a candidate waits for the budget, which
- * measuring it is predicted to cost; the run then ends when the budget is expected to allow
- * it (at the last measured time of MPI's algorithm per call), not later, and does not
- * lengthen the next. */
-static void update_quiet(shim_comm *rec, int may_plan, int again, uint64_t wait_ps)
+/* The shortest run of unchecked calls in which one agreement of agree_ps costs at most
+ * 1 / QUIET_SHARE of the run's time at native_ps per call, at most QUIET_FLOOR_MAX; 0 where
+ * either is unknown (0). Agreed values give the same length on every rank. */
+static uint64_t run_floor(uint64_t agree_ps, uint64_t native_ps)
+{
+    if (!agree_ps || !native_ps)
+        return 0;
+    unsigned __int128 n =
+        ((unsigned __int128)agree_ps * QUIET_SHARE + native_ps - 1) / native_ps;
+    return n < QUIET_FLOOR_MAX ? (uint64_t)n : QUIET_FLOOR_MAX;
+}
+
+/* The agreement's cost on rec as measured in size class cls over FLOOR_SAMPLES calls or more
+ * (the correction learned for a call that reuses a decision), else 0. */
+static uint64_t agree_measured(const shim_comm *rec, int cls)
+{
+    uint32_t r;
+    if (cls < 0 || plan_learn_samples(&rec->hist->learn, PLAN_LEARN_HIT, cls) < FLOOR_SAMPLES)
+        return 0;
+    plan_learn_ratio(&rec->hist->learn, PLAN_LEARN_HIT, cls, &r);
+    return plan_learn_apply(shim_agree_model(rec->p), r);
+}
+
+/* MPI's algorithm's measured time on slot s (the median of its round), 0 where not
+ * measured. */
+static uint64_t native_measured(const shim_slot *s)
+{
+    for (int i = 0; i < s->choice.n; i++)
+        if (s->choice.cand[i].algo == PLAN_ALGO_NATIVE && s->choice.cand[i].runs &&
+            s->choice.cand[i].score_ps != UINT64_MAX)
+            return s->choice.cand[i].score_ps;
+    return 0;
+}
+
+/* After an agreed call on rec that may have run a plan (or whose pattern may still be planned):
+ * whether the next calls may run unchecked (see the file comment): after QUIET_AFTER agreed calls
+ * in a row that may not, or one that may not and was the previous agreed call again on every
+ * rank (again: shim_call.again; the same call twice in a row is as much evidence that the calls
+ * stay alike, and on 16 emulated hosts an agreement costs as much as a call of 64 KiB per rank; a
+ * recent pattern of the call's site is not enough: a repeated tiny call between drifting calls
+ * that may plan would start runs that swallow them). wait_ps: the call ran MPI's algorithm while a
+ * candidate waits for the budget, which measuring it is predicted to cost; the run then ends when
+ * the budget is expected to allow it (at the last measured time of MPI's algorithm per call), not
+ * later, and does not lengthen the next. A run started by the same call twice in a row lasts at
+ * least floor_len calls (run_floor; on one node an agreement costs two calls of 1 KiB per rank). */
+static void update_quiet(shim_comm *rec, int may_plan, int again, uint64_t wait_ps,
+                         uint64_t floor_len)
 {
     if (shim_g.cfg.recheck == 0)
         return;
@@ -149,8 +192,10 @@ static void update_quiet(shim_comm *rec, int may_plan, int again, uint64_t wait_
     }
     if (rec->agreed - rec->last_planned < (again ? 1u : QUIET_AFTER))
         return;
-    uint64_t len = rec->quiet_len < (uint64_t)shim_g.cfg.recheck ? rec->quiet_len
-                                                                  : (uint64_t)shim_g.cfg.recheck;
+    uint64_t cap = (uint64_t)shim_g.cfg.recheck;
+    uint64_t len = rec->quiet_len < cap ? rec->quiet_len : cap;
+    if (again && floor_len > len)
+        len = floor_len < cap ? floor_len : cap;
     uint64_t until = wait_ps ? plan_budget_calls_until(&rec->budget, wait_ps,
                                                        (uint32_t)shim_g.cfg.budget)
                              : UINT64_MAX;
@@ -448,7 +493,8 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
     int native = r->algo == PLAN_ALGO_NATIVE &&
                  (c->waiting || (s->choice.settled &&
                                  plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
-    update_quiet(rec, !native, c->again, c->waiting ? c->wait_ps : 0);
+    update_quiet(rec, !native, c->again, c->waiting ? c->wait_ps : 0,
+                 run_floor(agree_measured(rec, c->cls), native_measured(s)));
     return MPI_SUCCESS;
 }
 
@@ -460,7 +506,7 @@ static void log_forecast(shim_comm *rec, const shim_call *c, const plan_forecast
         (shim_g.cfg.verbose < 2 && fc->why == rec->last_why))
         return;
     rec->last_why = fc->why;
-    char line[512];
+    char line[512] = "";
     size_t n = 0;
     for (int a = 1; a < PLAN_ALGO_COUNT && n < sizeof line; a++)
         if (fc->est_ps[a] != UINT64_MAX)
@@ -513,7 +559,13 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     shim_log(2, "%s on %d ranks: native (decided before gathering), %llu bytes sent on this "
                 "rank, %.6f s",
              shim_args_name(c->a), rec->p, (unsigned long long)bytes, t);
-    update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait_ps : 0);
+    const plan_learn_view *v = &fc->learned;
+    int measured = v->samples[PLAN_LEARN_HIT] >= FLOOR_SAMPLES &&
+                   v->samples[plan_learn_key(PLAN_ALGO_NATIVE, fc->native_variant)] >=
+                       FLOOR_SAMPLES;
+    uint64_t agree = plan_learn_apply(shim_agree_model(rec->p), fc->ratio_hit);
+    update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait_ps : 0,
+                 measured ? run_floor(agree, fc->native_ps) : 0);
     return MPI_SUCCESS;
 }
 

@@ -13,8 +13,8 @@
 
 #include "shim/validate.h"
 
-/* Predefined datatypes accepted without asking the MPI library (always valid and committed). */
-static int common_named(MPI_Datatype t)
+/* Whether t is a common predefined datatype (see validate.h). */
+int shim_type_common(MPI_Datatype t)
 {
     return t == MPI_BYTE || t == MPI_CHAR || t == MPI_INT || t == MPI_DOUBLE || t == MPI_FLOAT ||
            t == MPI_LONG || t == MPI_UNSIGNED || t == MPI_LONG_LONG || t == MPI_UNSIGNED_LONG ||
@@ -28,7 +28,7 @@ int shim_check_type(MPI_Datatype type, MPI_Comm priv)
 {
     if (type == MPI_DATATYPE_NULL)
         return MPI_ERR_TYPE;
-    if (common_named(type))
+    if (shim_type_common(type))
         return MPI_SUCCESS;
     /* A call that runs the library's datatype checks (handle kind, validity, commit) and does
      * nothing else; priv returns errors. MPICH: MPI_Pack_size of one element (its MPI_Send

@@ -19,6 +19,10 @@ enum { SHIM_STATUS_NATIVE = -1 };
  * returns (the check may call the MPI library on it). O(1); no message is sent. */
 int shim_check_type(MPI_Datatype type, MPI_Comm priv);
 
+/* Whether t is one of the common predefined datatypes: always valid and committed, accepted
+ * without asking the MPI library, and its layout the same for the whole run. */
+int shim_type_common(MPI_Datatype t);
+
 /* The MPI error class MPICH's parameter checking gives message j of one side (recv: 1 for the
  * receive side) of a, with `count` elements of type t: MPI_ERR_BUFFER for MPI_IN_PLACE as
  * receive buffer with count > 0, MPI_ERR_COUNT for a negative count, MPI_ERR_BUFFER for a NULL

@@ -348,6 +348,42 @@ START_TEST(learn_full_forgets_the_oldest)
 }
 END_TEST
 
+/* plan_learn_view_of reads, in one pass, what plan_learn_ratio and plan_learn_samples give key
+ * by key: on learners filled at random (keys, classes, ratios, ticks, evictions), in every
+ * class, and on no learner at all. */
+START_TEST(learn_view_matches_lookups)
+{
+    uint64_t st = 0x5eed0000u + (uint64_t)_i;
+    plan_learner *l = calloc(1, sizeof *l);
+    ck_assert_ptr_nonnull(l);
+    plan_learn_view v;
+    plan_learn_view_of(NULL, 3, &v);
+    for (int k = 0; k < PLAN_LEARN_KEYS; k++) {
+        ck_assert_uint_eq(v.ratio[k], PLAN_LEARN_ONE);
+        ck_assert_int_eq(v.state[k], PLAN_LEARN_UNKNOWN);
+        ck_assert_int_eq(v.samples[k], 0);
+    }
+    for (int round = 0; round < 400; round++) {
+        int key = (int)rm_below(&st, PLAN_LEARN_KEYS), cls = (int)rm_below(&st, 12);
+        plan_learn_record(l, key, cls, 1 + rm_below(&st, 1u << 30), 1 + rm_below(&st, 1u << 20));
+        for (uint64_t t = rm_below(&st, 40); t > 0; t--)
+            plan_learn_tick(l);
+        if (round % 10)
+            continue;
+        for (int c = 0; c < PLAN_LEARN_CLASSES; c++) {
+            plan_learn_view_of(l, c, &v);
+            for (int k = 0; k < PLAN_LEARN_KEYS; k++) {
+                uint32_t r;
+                ck_assert_int_eq(v.state[k], plan_learn_ratio(l, k, c, &r));
+                ck_assert_uint_eq(v.ratio[k], r);
+                ck_assert_int_eq(v.samples[k], plan_learn_samples(l, k, c));
+            }
+        }
+    }
+    free(l);
+}
+END_TEST
+
 START_TEST(learn_staleness_backs_off)
 {
     plan_learner *l = calloc(1, sizeof *l);
@@ -1242,6 +1278,7 @@ int main(void)
     TCase *basic = tcase_create("basic"), *props = tcase_create("properties");
     tcase_add_test(basic, learn_ratio_median_and_reach);
     tcase_add_test(basic, learn_full_forgets_the_oldest);
+    tcase_add_loop_test(basic, learn_view_matches_lookups, 0, 4);
     tcase_add_test(basic, learn_staleness_backs_off);
     tcase_add_test(basic, budget_arithmetic);
     tcase_add_test(basic, forecast_corrects_30x_within_3_calls);
