@@ -179,7 +179,8 @@ static uint64_t native_measured(const shim_slot *s)
  * candidate waits for the budget, which measuring it is predicted to cost; the run then ends when
  * the budget is expected to allow it (at the last measured time of MPI's algorithm per call), not
  * later, and does not lengthen the next. A run started by the same call twice in a row lasts at
- * least floor_len calls (run_floor; on one node an agreement costs two calls of 1 KiB per rank). */
+ * least floor_len calls (run_floor, computed only for such a call; on one node an agreement
+ * costs two calls of 1 KiB per rank). */
 static void update_quiet(shim_comm *rec, int may_plan, int again, uint64_t wait_ps,
                          uint64_t floor_len)
 {
@@ -493,8 +494,10 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
     int native = r->algo == PLAN_ALGO_NATIVE &&
                  (c->waiting || (s->choice.settled &&
                                  plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
-    update_quiet(rec, !native, c->again, c->waiting ? c->wait_ps : 0,
-                 run_floor(agree_measured(rec, c->cls), native_measured(s)));
+    uint64_t floor_len = native && c->again ? run_floor(agree_measured(rec, c->cls),
+                                                        native_measured(s))
+                                            : 0;
+    update_quiet(rec, !native, c->again, c->waiting ? c->wait_ps : 0, floor_len);
     return MPI_SUCCESS;
 }
 
@@ -560,12 +563,14 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
                 "rank, %.6f s",
              shim_args_name(c->a), rec->p, (unsigned long long)bytes, t);
     const plan_learn_view *v = &fc->learned;
-    int measured = v->samples[PLAN_LEARN_HIT] >= FLOOR_SAMPLES &&
+    int measured = c->again && v->samples[PLAN_LEARN_HIT] >= FLOOR_SAMPLES &&
                    v->samples[plan_learn_key(PLAN_ALGO_NATIVE, fc->native_variant)] >=
                        FLOOR_SAMPLES;
-    uint64_t agree = plan_learn_apply(shim_agree_model(rec->p), fc->ratio_hit);
-    update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait_ps : 0,
-                 measured ? run_floor(agree, fc->native_ps) : 0);
+    uint64_t floor_len =
+        measured ? run_floor(plan_learn_apply(shim_agree_model(rec->p), fc->ratio_hit),
+                             fc->native_ps)
+                 : 0;
+    update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait_ps : 0, floor_len);
     return MPI_SUCCESS;
 }
 
