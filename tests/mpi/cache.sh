@@ -82,11 +82,22 @@ expect "large under plan-never.cfg: native" "$(field "$r" "$e" algorithms.native
 # a pattern that MPI's algorithm keeps (learning on): its first call measures MPI's
 # algorithm, its second (the previous agreed call again, settled) starts a run of 8 unchecked
 # calls at once, where two settled calls of different patterns would need a third agreed one
-# (src/shim/exchange.c, update_quiet): 8 of site E's 10 calls unchecked
-hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" HRELAY_REPORT="$r" -- \
-    ./tests/mpi/sites quiet 10 >"$HR_TMP/out" || hr_fail "again: $(cat "$HR_TMP/out")"
+# (src/shim/exchange.c, update_quiet): 8 of site E's 10 calls unchecked (runs of at most 8
+# calls here, so that site D's run, below, ends with D's calls)
+hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_RECHECK=8 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" \
+    HRELAY_REPORT="$r" -- ./tests/mpi/sites quiet 10 >"$HR_TMP/out" ||
+    hr_fail "again: $(cat "$HR_TMP/out")"
 expect "repeated large pattern: native" "$(field "$r" "$e" algorithms.native)" 10
 expect "repeated large pattern: unchecked" "$(field "$r" "$e" unchecked)" 8
+expect "repeated tiny pattern: unchecked" "$(field "$r" "$d" unchecked)" 8
+
+# a pattern too small to explore (site D, 8 bytes per pair) that repeats starts the longest
+# run at once (64 calls; a run is the same on every rank whatever the calls, so it covers
+# site E's 10 calls too, which MPI then runs unchecked)
+hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" HRELAY_REPORT="$r" -- \
+    ./tests/mpi/sites quiet 10 >"$HR_TMP/out" || hr_fail "tiny run: $(cat "$HR_TMP/out")"
+expect "tiny pattern's run: D unchecked" "$(field "$r" "$d" unchecked)" 8
+expect "tiny pattern's run: E unchecked" "$(field "$r" "$e" unchecked)" 10
 
 # a tiny pattern (settled: MPI's) alternating with a large one that runs a plan: the tiny one
 # repeats its site's pattern but is never the previous agreed call again, so no unchecked run
