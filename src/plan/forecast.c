@@ -450,7 +450,6 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     }
     uint64_t best = f->native_ps;
     f->est_ps[PLAN_ALGO_NATIVE] = f->native_ps;
-    f->best_ps = best;
     if (in->learn && f->tiny && !family_measured(in, f)) {
         /* too small to explore, and no family measured: none can win (decide_no_win gives
          * what estimating every family would give) */
@@ -468,7 +467,6 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
             best = f->est_ps[a] < best ? f->est_ps[a] : best;
         }
     }
-    f->est_ps[PLAN_ALGO_NATIVE] = f->native_ps;
     f->best_ps = best;
     if (f->win)
         decide_win(in, f, best);

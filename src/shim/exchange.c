@@ -2,10 +2,11 @@
  *
  *   Pass-through (not initialised, disabled, intercommunicator, MPI_COMM_NULL, nested call).
  *   Unchecked native: HRELAY_ALGO=native, or the communicator is in a run of calls that the
- *     last agreements decided to leave to MPI (every recent pattern runs native): PMPI with accounting, no communication of hrelay's own. Such a run lasts 8
- *     calls at first (after the same call twice, long enough for the agreement to cost a
- *     32nd of it) and doubles up to HRELAY_RECHECK, so tiny repeated exchanges pay almost
- *     nothing.
+ *     last agreements decided to leave to MPI (every recent pattern runs native): PMPI with
+ *     accounting, no communication of hrelay's own. Such a run lasts 8 calls at first (after
+ *     the same call twice, long enough for the agreement to cost a 32nd of it, and 64 calls
+ *     for a call too small to explore) and doubles up to HRELAY_RECHECK, so tiny repeated
+ *     exchanges pay almost nothing.
  *   Agreed: every rank validates its arguments (describe.c, validate.c: MPICH's checks, in its
  *     order), matches its part of the pattern against the cache, prepares the cached plan's
  *     run (run.c; before agreeing, so that nothing can fail on one rank after the others
