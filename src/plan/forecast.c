@@ -70,6 +70,15 @@ uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, ui
     return k > UINT64_MAX ? UINT64_MAX : (uint64_t)k;
 }
 
+uint64_t plan_run_floor(uint64_t agree_ps, uint64_t native_ps)
+{
+    if (!agree_ps || !native_ps)
+        return 0;
+    unsigned __int128 n =
+        ((unsigned __int128)agree_ps * PLAN_RUN_SHARE + native_ps - 1) / native_ps;
+    return n < PLAN_RUN_MAX ? (uint64_t)n : PLAN_RUN_MAX;
+}
+
 uint64_t plan_budget_predicted(uint64_t est_ps, uint64_t best_ps)
 {
     uint64_t floor = best_ps / 10, d = est_ps > best_ps ? est_ps - best_ps : 0;

@@ -189,6 +189,18 @@ int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t bud
  * call of MPI's algorithm measured yet). */
 uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct);
 
+/* Runs of unchecked calls (MPI's algorithm without an agreement) that a repeated call starts. */
+enum {
+    PLAN_RUN_SHARE = 128, /* the agreement that ends a run costs at most this share of it ... */
+    PLAN_RUN_MAX = 64    /* ... or the run lasts this many calls (a change of pattern is
+                            noticed after at most this many) */
+};
+
+/* The shortest run in which one agreement of agree_ps costs at most 1 / PLAN_RUN_SHARE of the
+ * run's time at native_ps per call, at most PLAN_RUN_MAX calls; 0 where either time is 0
+ * (unknown). The same inputs give the same length on every rank. */
+uint64_t plan_run_floor(uint64_t agree_ps, uint64_t native_ps);
+
 /* Whether exploring a candidate predicted to cost predicted_ps beyond the best estimate (best_ps
  * per call: MPI's algorithm until a plan is measured), estimated at est_ps per call, pays for
  * itself though the budget does not allow it yet: est_ps is at least PLAN_FORECAST_SAFETY

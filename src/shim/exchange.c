@@ -4,9 +4,9 @@
  *   Unchecked native: HRELAY_ALGO=native, or the communicator is in a run of calls that the
  *     last agreements decided to leave to MPI (every recent pattern runs native): PMPI with
  *     accounting, no communication of hrelay's own. Such a run lasts 8 calls at first (after
- *     the same call twice, long enough for the agreement to cost a 32nd of it, and 64 calls
- *     for a call too small to explore) and doubles up to HRELAY_RECHECK, so tiny repeated
- *     exchanges pay almost nothing.
+ *     the same call twice, long enough for the agreement to cost a 128th of it, and 64 calls
+ *     for a call too small to explore after the same call or one alike) and doubles up to
+ *     HRELAY_RECHECK, so tiny repeated exchanges pay almost nothing.
  *   Agreed: every rank validates its arguments (describe.c, validate.c: MPICH's checks, in its
  *     order), matches its part of the pattern against the cache, prepares the cached plan's
  *     run (run.c; before agreeing, so that nothing can fail on one rank after the others
@@ -49,13 +49,8 @@ enum {
                         the last one was the previous agreed call again) */
     REMEASURE = 64,  /* calls after a pattern's first before its candidates are measured a
                         second time */
-    QUIET_SHARE = 32, /* a run after the same call twice in a row lasts long enough that the
-                         agreement ending it costs at most 1 / QUIET_SHARE of the run's time
-                         ... */
-    QUIET_FLOOR_MAX = 64, /* ... or this many calls (a change of pattern is noticed after at
-                             most this many calls beyond the doubling runs') */
-    FLOOR_SAMPLES = 2     /* ... measured over at least this many calls (a communicator's
-                             first call runs cold: its own set-up, the MPI library's) */
+    FLOOR_SAMPLES = 1 /* calls a run's floor (plan_run_floor) is measured over: the first one
+                         counts (cold, its agreement tends to be slower: a longer run) */
 };
 
 SHIM_TLS shim_thread shim_this_thread = {.comm = MPI_COMM_NULL};
@@ -136,18 +131,6 @@ static double native_estimate(const shim_slot *s, plan_algo algo, double t)
     return (double)s->model_native_ps * 1e-12;
 }
 
-/* The shortest run of unchecked calls in which one agreement of agree_ps costs at most
- * 1 / QUIET_SHARE of the run's time at native_ps per call, at most QUIET_FLOOR_MAX; 0 where
- * either is unknown (0). Agreed values give the same length on every rank. */
-static uint64_t run_floor(uint64_t agree_ps, uint64_t native_ps)
-{
-    if (!agree_ps || !native_ps)
-        return 0;
-    unsigned __int128 n =
-        ((unsigned __int128)agree_ps * QUIET_SHARE + native_ps - 1) / native_ps;
-    return n < QUIET_FLOOR_MAX ? (uint64_t)n : QUIET_FLOOR_MAX;
-}
-
 /* The agreement's cost on rec as measured in size class cls over FLOOR_SAMPLES calls or more
  * (the correction learned for a call that reuses a decision), else 0. */
 static uint64_t agree_measured(const shim_comm *rec, int cls)
@@ -179,9 +162,10 @@ static uint64_t native_measured(const shim_slot *s)
  * that may plan would start runs that swallow them). wait_ps: the call ran MPI's algorithm while a
  * candidate waits for the budget, which measuring it is predicted to cost; the run then ends when
  * the budget is expected to allow it (at the last measured time of MPI's algorithm per call), not
- * later, and does not lengthen the next. A run started by the same call twice in a row lasts at
- * least floor_len calls (run_floor, computed only for such a call, or QUIET_FLOOR_MAX for one
- * too small to explore; on one node an agreement costs two calls of 1 KiB per rank). */
+ * later, and does not lengthen the next. A run lasts at least floor_len calls, which the callers
+ * give only for the same call twice in a row (plan_run_floor), or two calls too small to
+ * explore and alike (PLAN_RUN_MAX: on one node an agreement costs two calls of 1 KiB per rank);
+ * 0 for none. */
 static void update_quiet(shim_comm *rec, int may_plan, int again, uint64_t wait_ps,
                          uint64_t floor_len)
 {
@@ -196,7 +180,7 @@ static void update_quiet(shim_comm *rec, int may_plan, int again, uint64_t wait_
         return;
     uint64_t cap = (uint64_t)shim_g.cfg.recheck;
     uint64_t len = rec->quiet_len < cap ? rec->quiet_len : cap;
-    if (again && floor_len > len)
+    if (floor_len > len)
         len = floor_len < cap ? floor_len : cap;
     uint64_t until = wait_ps ? plan_budget_calls_until(&rec->budget, wait_ps,
                                                        (uint32_t)shim_g.cfg.budget)
@@ -495,9 +479,8 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
     int native = r->algo == PLAN_ALGO_NATIVE &&
                  (c->waiting || (s->choice.settled &&
                                  plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
-    uint64_t floor_len = native && c->again ? run_floor(agree_measured(rec, c->cls),
-                                                        native_measured(s))
-                                            : 0;
+    uint64_t floor_len =
+        native && c->again ? plan_run_floor(agree_measured(rec, c->cls), native_measured(s)) : 0;
     update_quiet(rec, !native, c->again, c->waiting ? c->wait_ps : 0, floor_len);
     return MPI_SUCCESS;
 }
@@ -531,6 +514,11 @@ static void log_forecast(shim_comm *rec, const shim_call *c, const plan_forecast
 static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
 {
     shim_comm *rec = c->rec;
+    /* a call too small to explore after another at its site in its size class (agreed
+     * values): as much evidence as the same call again that the site's calls stay too small,
+     * where their counts drift (not where they grow by levels, as a breadth-first search's) */
+    int alike = fc->tiny && rec->prev.tiny && c->hist >= 0 && rec->prev.hist == c->hist &&
+                rec->prev.cls == fc->cls;
     shim_run_free(&c->run);
     c->run = (shim_run){.slot = -1, .algo = PLAN_ALGO_NATIVE};
     uint64_t ps;
@@ -547,6 +535,7 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
                             .hist = c->hist,
                             .site = site_index(c),
                             .cls = fc->cls,
+                            .tiny = fc->tiny,
                             .model_ps = fc->native_model,
                             .over_key = PLAN_LEARN_HIT,
                             .over_model_ps = shim_agree_model(rec->p),
@@ -563,17 +552,21 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     shim_log(2, "%s on %d ranks: native (decided before gathering), %llu bytes sent on this "
                 "rank, %.6f s",
              shim_args_name(c->a), rec->p, (unsigned long long)bytes, t);
-    /* a call too small to explore runs MPI's algorithm whatever is measured: after the same
-     * call twice its run is as long as measured times can make it at once (the third agreement
-     * of 51 calls of 1 KiB per rank on one node cost 3 - 4 % of their time) */
+    /* after the same call twice, or two alike, a call too small to explore runs MPI's
+     * algorithm whatever is measured: its run is as long as measured times can make one, at
+     * once (the third agreement of 51 calls of 1 KiB per rank on one node cost 3 - 4 % of
+     * their time); another
+     * one's run is sized by the times of the calls so far, the first one's included (on 16
+     * emulated hosts an agreement costs half a call of 64 KiB per rank: 31 such calls agreed
+     * 4 times with runs of 8 and 16) */
     const plan_learn_view *v = &fc->learned;
     int measured = c->again && v->samples[PLAN_LEARN_HIT] >= FLOOR_SAMPLES &&
                    v->samples[plan_learn_key(PLAN_ALGO_NATIVE, fc->native_variant)] >=
                        FLOOR_SAMPLES;
     uint64_t floor_len =
-        c->again && fc->tiny ? QUIET_FLOOR_MAX
-        : measured ? run_floor(plan_learn_apply(shim_agree_model(rec->p), fc->ratio_hit),
-                               fc->native_ps)
+        (c->again || alike) && fc->tiny ? PLAN_RUN_MAX
+        : measured ? plan_run_floor(plan_learn_apply(shim_agree_model(rec->p), fc->ratio_hit),
+                                    fc->native_ps)
                    : 0;
     update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait_ps : 0, floor_len);
     return MPI_SUCCESS;

@@ -3,10 +3,11 @@
  * ran (hrelay_last_algorithm, found with dlsym) gathered on rank 0, which checks that every rank
  * ran the same family on every call. tests/mpi/drift.sh runs it under different settings.
  *
- * Usage: drift [--calls N] [--seed S] [--max INTS] [--mode random|sweep]
+ * Usage: drift [--calls N] [--seed S] [--max INTS] [--mode random|sweep|jitter]
  *   random  every pair's count uniform in [0, INTS] (default 2000), new every call
  *   sweep   BFS-like levels: the counts of call k are about INTS * 4^-|k mod 12 - 6| per pair
  *           (a sweep down to a few ints and back), each pair jittered by up to 30 %
+ *   jitter  every pair's count INTS jittered by up to 30 %, new every call (particles)
  * Rank 0 prints "drift: P=N calls=N: FAMILY FAMILY ..." (the family of every call) and
  * "drift: ok" or "drift: FAILED". Exit status 0 only when every result matched and every rank
  * ran the same families. */
@@ -36,8 +37,8 @@ static uint64_t mix(uint64_t seed, uint64_t call, uint64_t i, uint64_t j)
 static int count(const char *mode, uint64_t seed, int k, int i, int j, int max)
 {
     uint64_t h = mix(seed, (uint64_t)k, (uint64_t)i, (uint64_t)j);
-    if (!strcmp(mode, "sweep")) {
-        int level = k % 12 - 6;
+    if (!strcmp(mode, "sweep") || !strcmp(mode, "jitter")) {
+        int level = !strcmp(mode, "sweep") ? k % 12 - 6 : 0;
         long base = max;
         for (int d = level < 0 ? -level : level; d > 0; d--)
             base /= 4;

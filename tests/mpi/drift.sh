@@ -3,7 +3,8 @@
 # auto: every result byte-identical to MPI's and every rank running the same family on every
 # call, with the built-in costs and under a calibration that makes plans look fast with the
 # whole time as exploration budget (so that plans, not measured yet, run and are measured); a drifting site where no plan can win is decided before
-# gathering (the report says so per call site, and nothing is planned); under a calibration
+# gathering (the report says so per call site, and nothing is planned), and one too small to
+# explore runs unchecked from its third call on; under a calibration
 # whose model is more than 30 times wrong about plans, the first family that runs stops within
 # three calls; with several ranks per node (HRELAY_NODE_SIZE=K) the node-level families run,
 # and node-direct tried alone takes the node-level metadata path where it is modeled cheaper.
@@ -96,6 +97,24 @@ node_patterns=$(python3 -c 'import json, sys
 print(sum(c["node_patterns"] for c in json.load(open(sys.argv[1]))["communicators"]))' "$r") ||
     hr_fail "cannot read the communicators of $r"
 [ "$node_patterns" -ge 1 ] || hr_fail "auto never took the node path: $(cat "$r")"
+
+# a drifting site too small to explore (counts within 30 % of 100 or 60 ints per pair: under
+# 1 KiB per rank, one size class): its first two calls are agreed, the second starts a run of
+# 64 unchecked calls at once (a tiny call after another at its site in its size class,
+# src/shim/exchange.c run_before_gather), so 38 of 40 calls run unchecked; runs of 8 and 16
+# would have left 36 (the BFS-like sweep below changes size class every call: not alike)
+for nm in "2 100" "4 60"; do
+    # shellcheck disable=SC2086 # ranks and ints per pair
+    set -- $nm
+    n=$1
+    run_drift "$n" HRELAY_REPORT="$r" -- ./tests/mpi/drift --seed 11 --calls 40 --mode jitter \
+        --max "$2" >/dev/null
+    site=$(grep -o '"site": "drift.c:[0-9]* exchange"' "$r" | sed 's/"site": "//; s/"$//')
+    [ "$(field "$r" "$site" algorithms.native)" = 40 ] || hr_fail "tiny: not all native: $(cat "$r")"
+    [ "$(field "$r" "$site" decided_before_gather)" = 2 ] &&
+        [ "$(field "$r" "$site" unchecked)" = 38 ] ||
+        hr_fail "tiny drifting site on $n ranks: expected 2 agreed and 38 unchecked: $(cat "$r")"
+done
 
 # no plan can win (every plan step modeled at half a second): every call native, nothing
 # gathered or planned, and the report counts the calls decided before gathering

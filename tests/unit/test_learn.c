@@ -421,6 +421,31 @@ START_TEST(learn_staleness_backs_off)
 }
 END_TEST
 
+/* A run's floor: the agreement at most a 128th of the run, rounded up, between 1 and 64
+ * calls; unknown times give none. */
+START_TEST(run_floor_shares_the_agreement)
+{
+    ck_assert_uint_eq(PLAN_RUN_SHARE, 128);
+    ck_assert_uint_eq(plan_run_floor(0, 100), 0);
+    ck_assert_uint_eq(plan_run_floor(100, 0), 0);
+    ck_assert_uint_eq(plan_run_floor(1, 1000000), 1);    /* cheap agreement: one call */
+    ck_assert_uint_eq(plan_run_floor(560, 2440), 30);    /* 29.4 -> 30 */
+    ck_assert_uint_eq(plan_run_floor(1120, 2440), 59);   /* 16 hosts, 64 KiB: 58.8 -> 59 */
+    ck_assert_uint_eq(plan_run_floor(1000, 128000), 1);  /* exactly a 128th */
+    ck_assert_uint_eq(plan_run_floor(1001, 128000), 2);
+    ck_assert_uint_eq(plan_run_floor(1000, 1000), PLAN_RUN_MAX); /* capped */
+    ck_assert_uint_eq(plan_run_floor(UINT64_MAX, 1), PLAN_RUN_MAX);
+    /* the agreement costs at most a 128th of the floor's calls, or the floor is the cap */
+    for (uint64_t a = 1; a < 5000; a += 37)
+        for (uint64_t n = 1; n < 9000; n += 101) {
+            uint64_t f = plan_run_floor(a, n);
+            ck_assert(f >= 1 && f <= PLAN_RUN_MAX);
+            ck_assert(f == PLAN_RUN_MAX || a * PLAN_RUN_SHARE <= f * n);
+            ck_assert(f == 1 || a * PLAN_RUN_SHARE > (f - 1) * n); /* the shortest */
+        }
+}
+END_TEST
+
 START_TEST(budget_arithmetic)
 {
     plan_budget b = {0};
@@ -1281,6 +1306,7 @@ int main(void)
     tcase_add_loop_test(basic, learn_view_matches_lookups, 0, 4);
     tcase_add_test(basic, learn_staleness_backs_off);
     tcase_add_test(basic, budget_arithmetic);
+    tcase_add_test(basic, run_floor_shares_the_agreement);
     tcase_add_test(basic, forecast_corrects_30x_within_3_calls);
     tcase_add_test(basic, forecast_outlier_does_not_flip);
     tcase_add_test(basic, forecast_tiny_never_explores);
