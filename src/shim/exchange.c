@@ -514,11 +514,13 @@ static void log_forecast(shim_comm *rec, const shim_call *c, const plan_forecast
 static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
 {
     shim_comm *rec = c->rec;
-    /* a call too small to explore after another at its site in its size class (agreed
-     * values): as much evidence as the same call again that the site's calls stay too small,
-     * where their counts drift (not where they grow by levels, as a breadth-first search's) */
-    int alike = fc->tiny && rec->prev.tiny && c->hist >= 0 && rec->prev.hist == c->hist &&
-                rec->prev.cls == fc->cls;
+    /* a call too small to explore that is the previous agreed call again, or follows another
+     * such call at its site in its size class (agreed values: as much evidence that the site's
+     * calls stay too small where their counts drift; not where they grow by levels, as a
+     * breadth-first search's) */
+    int tiny_again = fc->tiny && (c->again || (rec->prev.tiny && c->hist >= 0 &&
+                                               rec->prev.hist == c->hist &&
+                                               rec->prev.cls == fc->cls));
     shim_run_free(&c->run);
     c->run = (shim_run){.slot = -1, .algo = PLAN_ALGO_NATIVE};
     uint64_t ps;
@@ -552,19 +554,18 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     shim_log(2, "%s on %d ranks: native (decided before gathering), %llu bytes sent on this "
                 "rank, %.6f s",
              shim_args_name(c->a), rec->p, (unsigned long long)bytes, t);
-    /* after the same call twice, or two alike, a call too small to explore runs MPI's
-     * algorithm whatever is measured: its run is as long as measured times can make one, at
-     * once (the third agreement of 51 calls of 1 KiB per rank on one node cost 3 - 4 % of
-     * their time); another
-     * one's run is sized by the times of the calls so far, the first one's included (on 16
-     * emulated hosts an agreement costs half a call of 64 KiB per rank: 31 such calls agreed
-     * 4 times with runs of 8 and 16) */
+    /* a call too small to explore runs MPI's algorithm whatever is measured: after tiny_again
+     * its run is as long as measured times can make one, at once (the third agreement of 51
+     * calls of 1 KiB per rank on one node cost 3 - 4 % of their time); another call's run
+     * after the same call twice is sized by the times so far, the first call's included (on
+     * 16 emulated hosts an agreement costs half a call of 64 KiB per rank: 31 such calls
+     * agreed 4 times with runs of 8 and 16) */
     const plan_learn_view *v = &fc->learned;
     int measured = c->again && v->samples[PLAN_LEARN_HIT] >= FLOOR_SAMPLES &&
                    v->samples[plan_learn_key(PLAN_ALGO_NATIVE, fc->native_variant)] >=
                        FLOOR_SAMPLES;
     uint64_t floor_len =
-        (c->again || alike) && fc->tiny ? PLAN_RUN_MAX
+        tiny_again ? PLAN_RUN_MAX
         : measured ? plan_run_floor(plan_learn_apply(shim_agree_model(rec->p), fc->ratio_hit),
                                     fc->native_ps)
                    : 0;
