@@ -3,11 +3,12 @@
  * ran (hrelay_last_algorithm, found with dlsym) gathered on rank 0, which checks that every rank
  * ran the same family on every call. tests/mpi/drift.sh runs it under different settings.
  *
- * Usage: drift [--calls N] [--seed S] [--max INTS] [--mode random|sweep|jitter]
+ * Usage: drift [--calls N] [--seed S] [--max INTS] [--mode random|sweep|jitter|alltoall]
  *   random  every pair's count uniform in [0, INTS] (default 2000), new every call
  *   sweep   BFS-like levels: the counts of call k are about INTS * 4^-|k mod 12 - 6| per pair
  *           (a sweep down to a few ints and back), each pair jittered by up to 30 %
  *   jitter  every pair's count INTS jittered by up to 30 %, new every call (particles)
+ *   alltoall  MPI_Alltoall of INTS ints per pair (compared with PMPI_Alltoall), every call
  * Rank 0 prints "drift: P=N calls=N: FAMILY FAMILY ..." (the family of every call) and
  * "drift: ok" or "drift: FAILED". Exit status 0 only when every result matched and every rank
  * ran the same families. */
@@ -37,6 +38,8 @@ static uint64_t mix(uint64_t seed, uint64_t call, uint64_t i, uint64_t j)
 static int count(const char *mode, uint64_t seed, int k, int i, int j, int max)
 {
     uint64_t h = mix(seed, (uint64_t)k, (uint64_t)i, (uint64_t)j);
+    if (!strcmp(mode, "alltoall"))
+        return max;
     if (!strcmp(mode, "sweep") || !strcmp(mode, "jitter")) {
         int level = !strcmp(mode, "sweep") ? k % 12 - 6 : 0;
         long base = max;
@@ -48,7 +51,8 @@ static int count(const char *mode, uint64_t seed, int k, int i, int j, int max)
     return (int)(h % (uint64_t)(max + 1));
 }
 
-/* One drifting call: through MPI_Alltoallv (intercepted) and PMPI_Alltoallv, compared. */
+/* One drifting call: through MPI_Alltoallv (intercepted) and PMPI_Alltoallv, compared (mode
+ * alltoall: MPI_Alltoall and PMPI_Alltoall). */
 static void exchange(const char *mode, uint64_t seed, int k, int max)
 {
     int p, me;
@@ -71,10 +75,16 @@ static void exchange(const char *mode, uint64_t seed, int k, int max)
         s[x] = (int)(me * 7919 + x * 31 + k);
     memset(r1, 0x5A, sizeof(int) * (size_t)(rt + 2 * GUARD));
     memset(r2, 0x5A, sizeof(int) * (size_t)(rt + 2 * GUARD));
-    if (MPI_Alltoallv(s, sc, sd, MPI_INT, r1 + GUARD, rc, rd, MPI_INT, MPI_COMM_WORLD) !=
-        MPI_SUCCESS)
-        failures++;
-    PMPI_Alltoallv(s, sc, sd, MPI_INT, r2 + GUARD, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    if (!strcmp(mode, "alltoall")) {
+        if (MPI_Alltoall(s, max, MPI_INT, r1 + GUARD, max, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS)
+            failures++;
+        PMPI_Alltoall(s, max, MPI_INT, r2 + GUARD, max, MPI_INT, MPI_COMM_WORLD);
+    } else {
+        if (MPI_Alltoallv(s, sc, sd, MPI_INT, r1 + GUARD, rc, rd, MPI_INT, MPI_COMM_WORLD) !=
+            MPI_SUCCESS)
+            failures++;
+        PMPI_Alltoallv(s, sc, sd, MPI_INT, r2 + GUARD, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    }
     if (memcmp(r1, r2, sizeof(int) * (size_t)(rt + 2 * GUARD))) {
         fprintf(stderr, "drift: rank %d: call %d differs from PMPI\n", me, k);
         failures++;
