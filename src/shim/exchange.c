@@ -472,9 +472,9 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
              "%s on %d ranks: %s (%s%s), %zu steps, %llu bytes sent and %llu staging bytes on "
              "this rank, %.6f s (the exchange %.6f s)",
              shim_args_name(c->a), rec->p, shim_run_name(r->algo, r->variant, name, sizeof name),
-             hit ? "cached" : "new pattern", c->explored ? ", exploring" : "",
-             pg ? pg->nsteps : 0, (unsigned long long)bytes,
-             (unsigned long long)(pg ? pg->staging : 0), t, (double)ps * 1e-12);
+             hit ? "cached" : "new pattern", c->explored ? ", exploring" : "", pg ? pg->nsteps : 0,
+             (unsigned long long)bytes, (unsigned long long)(pg ? pg->staging : 0), t,
+             (double)ps * 1e-12);
     /* MPI's algorithm chosen, or running while a candidate waits for the budget: the next
      * calls may go unchecked (their time adds to the budget) */
     int native = r->algo == PLAN_ALGO_NATIVE &&
