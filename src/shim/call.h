@@ -32,7 +32,6 @@ typedef struct shim_call {
     int cls;          /* the size class (plan_learn_class), -1: not learning (not auto) */
     int again;        /* agreed: the call is the communicator's previous agreed call again
                          (every rank's part of the pattern) */
-    int alltoall;     /* agreed: every rank called MPI_Alltoall(_c) (a uniform pattern) */
     int explored;     /* the call runs a candidate to measure it */
     int waiting;      /* a candidate to measure does not fit the budget yet: MPI's runs */
     uint64_t wait_ps; /* waiting: what measuring it is predicted to cost (the budget it needs) */

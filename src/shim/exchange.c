@@ -164,8 +164,8 @@ static uint64_t native_measured(const shim_slot *s)
  * the budget is expected to allow it (at the last measured time of MPI's algorithm per call), not
  * later, and does not lengthen the next. A run lasts at least floor_len calls, which the callers
  * give only for the same call twice in a row (plan_run_floor), or two calls too small to
- * explore and alike, or one such MPI_Alltoall (PLAN_RUN_MAX: on one node an agreement costs two
- * calls of 1 KiB per rank; these count as `again` too); 0 for none. */
+ * explore and alike (PLAN_RUN_MAX: on one node an agreement costs two calls of 1 KiB per rank);
+ * 0 for none. */
 static void update_quiet(shim_comm *rec, int may_plan, int again, uint64_t wait_ps,
                          uint64_t floor_len)
 {
@@ -369,7 +369,6 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
                            .repeat = c->site && c->pattern && recent(c->site, c->pattern),
                            .again = c->pattern && c->pattern == rec->last_pattern,
                            .history = shim_history_ready(rec, idx),
-                           .alltoall = c->a->kind == SHIM_ALLTOALL || c->a->kind == SHIM_ALLTOALL_C,
                            .prev_exec_ps = rec->prev.exec_ps,
                            .prev_whole_ps = rec->prev.whole_ps,
                            .prepared = c->run.slot,
@@ -518,11 +517,10 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     /* a call too small to explore that is the previous agreed call again, or follows another
      * such call at its site in its size class (agreed values: as much evidence that the site's
      * calls stay too small where their counts drift; not where they grow by levels, as a
-     * breadth-first search's), or is an MPI_Alltoall on every rank (its pattern is uniform,
-     * only its size could change: an exchange of counts or of a fixed record per pair) */
-    int tiny_again = fc->tiny && (c->again || c->alltoall ||
-                                  (rec->prev.tiny && c->hist >= 0 && rec->prev.hist == c->hist &&
-                                   rec->prev.cls == fc->cls));
+     * breadth-first search's) */
+    int tiny_again = fc->tiny && (c->again || (rec->prev.tiny && c->hist >= 0 &&
+                                               rec->prev.hist == c->hist &&
+                                               rec->prev.cls == fc->cls));
     shim_run_free(&c->run);
     c->run = (shim_run){.slot = -1, .algo = PLAN_ALGO_NATIVE};
     uint64_t ps;
@@ -571,8 +569,7 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
         : measured ? plan_run_floor(plan_learn_apply(shim_agree_model(rec->p), fc->ratio_hit),
                                     fc->native_ps)
                    : 0;
-    update_quiet(rec, !fc->settled, c->again || tiny_again, fc->waiting ? fc->wait_ps : 0,
-                 floor_len);
+    update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait_ps : 0, floor_len);
     return MPI_SUCCESS;
 }
 
@@ -611,7 +608,6 @@ static int run_agreed(shim_call *c, uint64_t t0)
     plan_history *site = shim_history_of(rec, &ag);
     int news = !hit && !ag.repeat && ag.ok;
     c->again = ag.again; /* never with an argument error: that rank's pattern is 0 */
-    c->alltoall = ag.alltoall;
     rec->last_pattern = c->pattern;
     c->hist = site ? ag.site : -1;
     c->cls = c->request == SHIM_AUTO && ag.ok

@@ -3,12 +3,13 @@
  * ran (hrelay_last_algorithm, found with dlsym) gathered on rank 0, which checks that every rank
  * ran the same family on every call. tests/mpi/drift.sh runs it under different settings.
  *
- * Usage: drift [--calls N] [--seed S] [--max INTS] [--mode random|sweep|jitter|alltoall]
+ * Usage: drift [--calls N] [--seed S] [--max INTS] [--mode random|sweep|jitter|counts]
  *   random  every pair's count uniform in [0, INTS] (default 2000), new every call
+ *   counts  as random, each call preceded by an MPI_Alltoall of the counts (one int per pair,
+ *           from another line: a sample sort's two sites), whose result is checked
  *   sweep   BFS-like levels: the counts of call k are about INTS * 4^-|k mod 12 - 6| per pair
  *           (a sweep down to a few ints and back), each pair jittered by up to 30 %
  *   jitter  every pair's count INTS jittered by up to 30 %, new every call (particles)
- *   alltoall  MPI_Alltoall of INTS ints per pair (compared with PMPI_Alltoall), every call
  * Rank 0 prints "drift: P=N calls=N: FAMILY FAMILY ..." (the family of every call) and
  * "drift: ok" or "drift: FAILED". Exit status 0 only when every result matched and every rank
  * ran the same families. */
@@ -38,8 +39,6 @@ static uint64_t mix(uint64_t seed, uint64_t call, uint64_t i, uint64_t j)
 static int count(const char *mode, uint64_t seed, int k, int i, int j, int max)
 {
     uint64_t h = mix(seed, (uint64_t)k, (uint64_t)i, (uint64_t)j);
-    if (!strcmp(mode, "alltoall"))
-        return max;
     if (!strcmp(mode, "sweep") || !strcmp(mode, "jitter")) {
         int level = !strcmp(mode, "sweep") ? k % 12 - 6 : 0;
         long base = max;
@@ -51,8 +50,20 @@ static int count(const char *mode, uint64_t seed, int k, int i, int j, int max)
     return (int)(h % (uint64_t)(max + 1));
 }
 
-/* One drifting call: through MPI_Alltoallv (intercepted) and PMPI_Alltoallv, compared (mode
- * alltoall: MPI_Alltoall and PMPI_Alltoall). */
+/* The receive counts rc (p) as an application learns them: an MPI_Alltoall of the send counts
+ * sc (intercepted), checked against what rc already holds. */
+static void exchange_counts(const int *sc, const int *rc, int p, int me, int k)
+{
+    int *got = malloc(sizeof(int) * (size_t)p);
+    if (MPI_Alltoall(sc, 1, MPI_INT, got, 1, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS ||
+        memcmp(got, rc, sizeof(int) * (size_t)p)) {
+        fprintf(stderr, "drift: rank %d: the counts' MPI_Alltoall of call %d differs\n", me, k);
+        failures++;
+    }
+    free(got);
+}
+
+/* One drifting call: through MPI_Alltoallv (intercepted) and PMPI_Alltoallv, compared. */
 static void exchange(const char *mode, uint64_t seed, int k, int max)
 {
     int p, me;
@@ -63,6 +74,10 @@ static void exchange(const char *mode, uint64_t seed, int k, int max)
     for (int j = 0; j < p; j++) {
         sc[j] = count(mode, seed, k, me, j, max);
         rc[j] = count(mode, seed, k, j, me, max);
+    }
+    if (!strcmp(mode, "counts"))
+        exchange_counts(sc, rc, p, me, k);
+    for (int j = 0; j < p; j++) {
         sd[j] = (int)st;
         rd[j] = (int)rt;
         st += sc[j];
@@ -75,16 +90,10 @@ static void exchange(const char *mode, uint64_t seed, int k, int max)
         s[x] = (int)(me * 7919 + x * 31 + k);
     memset(r1, 0x5A, sizeof(int) * (size_t)(rt + 2 * GUARD));
     memset(r2, 0x5A, sizeof(int) * (size_t)(rt + 2 * GUARD));
-    if (!strcmp(mode, "alltoall")) {
-        if (MPI_Alltoall(s, max, MPI_INT, r1 + GUARD, max, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS)
-            failures++;
-        PMPI_Alltoall(s, max, MPI_INT, r2 + GUARD, max, MPI_INT, MPI_COMM_WORLD);
-    } else {
-        if (MPI_Alltoallv(s, sc, sd, MPI_INT, r1 + GUARD, rc, rd, MPI_INT, MPI_COMM_WORLD) !=
-            MPI_SUCCESS)
-            failures++;
-        PMPI_Alltoallv(s, sc, sd, MPI_INT, r2 + GUARD, rc, rd, MPI_INT, MPI_COMM_WORLD);
-    }
+    if (MPI_Alltoallv(s, sc, sd, MPI_INT, r1 + GUARD, rc, rd, MPI_INT, MPI_COMM_WORLD) !=
+        MPI_SUCCESS)
+        failures++;
+    PMPI_Alltoallv(s, sc, sd, MPI_INT, r2 + GUARD, rc, rd, MPI_INT, MPI_COMM_WORLD);
     if (memcmp(r1, r2, sizeof(int) * (size_t)(rt + 2 * GUARD))) {
         fprintf(stderr, "drift: rank %d: call %d differs from PMPI\n", me, k);
         failures++;

@@ -98,27 +98,36 @@ print(sum(c["node_patterns"] for c in json.load(open(sys.argv[1]))["communicator
     hr_fail "cannot read the communicators of $r"
 [ "$node_patterns" -ge 1 ] || hr_fail "auto never took the node path: $(cat "$r")"
 
-# tiny sites, 40 calls each (mode, ranks, ints per pair, agreed calls):
-# - jitter: a drifting site too small to explore (counts within 30 % of 100 or 60 ints per
-#   pair: under 1 KiB per rank, one size class): its first two calls are agreed, the second
-#   starts a run of 64 unchecked calls at once (a tiny call after another at its site in its
-#   size class, src/shim/exchange.c run_before_gather), so 38 of 40 calls run unchecked; runs
-#   of 8 and 16 would have left 36 (the BFS-like sweep below changes size class every call:
-#   not alike)
-# - alltoall: an MPI_Alltoall too small to explore (one int per pair; 40 on 4 ranks): its
-#   pattern is uniform whatever its size, so its first agreed call starts the 64-call run at
-#   once: 1 agreed and 39 unchecked (the same call twice first would leave 2 and 38)
-for case in "jitter 2 100 2" "jitter 4 60 2" "alltoall 2 1 1" "alltoall 4 40 1"; do
-    # shellcheck disable=SC2086 # mode, ranks, ints per pair, agreed calls
-    set -- $case
-    run_drift "$2" HRELAY_REPORT="$r" -- ./tests/mpi/drift --seed 11 --calls 40 --mode "$1" \
-        --max "$3" >/dev/null
+# a drifting site too small to explore (counts within 30 % of 100 or 60 ints per pair: under
+# 1 KiB per rank, one size class): its first two calls are agreed, the second starts a run of
+# 64 unchecked calls at once (a tiny call after another at its site in its size class,
+# src/shim/exchange.c run_before_gather), so 38 of 40 calls run unchecked; runs of 8 and 16
+# would have left 36 (the BFS-like sweep below changes size class every call: not alike)
+for nm in "2 100" "4 60"; do
+    # shellcheck disable=SC2086 # ranks and ints per pair
+    set -- $nm
+    n=$1
+    run_drift "$n" HRELAY_REPORT="$r" -- ./tests/mpi/drift --seed 11 --calls 40 --mode jitter \
+        --max "$2" >/dev/null
     site=$(grep -o '"site": "drift.c:[0-9]* exchange"' "$r" | sed 's/"site": "//; s/"$//')
-    [ "$(field "$r" "$site" algorithms.native)" = 40 ] || hr_fail "$1: not all native: $(cat "$r")"
-    [ "$(field "$r" "$site" decided_before_gather)" = "$4" ] &&
-        [ "$(field "$r" "$site" unchecked)" = $((40 - $4)) ] ||
-        hr_fail "tiny $1 site on $2 ranks: expected $4 agreed of 40: $(cat "$r")"
+    [ "$(field "$r" "$site" algorithms.native)" = 40 ] || hr_fail "tiny: not all native: $(cat "$r")"
+    [ "$(field "$r" "$site" decided_before_gather)" = 2 ] &&
+        [ "$(field "$r" "$site" unchecked)" = 38 ] ||
+        hr_fail "tiny drifting site on $n ranks: expected 2 agreed and 38 unchecked: $(cat "$r")"
 done
+
+# a sample sort's two sites on one communicator: an MPI_Alltoall of the counts (one int per
+# pair, too small to explore) before each MPI_Alltoallv of the data, under a calibration where
+# plans win: the tiny site's calls must not start runs of unchecked calls that cover the data
+# site's (a run counts the communicator's calls, whatever their site), so the data site
+# plans; the counts' site runs MPI's algorithm on all its calls
+ran=$(run_drift 4 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_EXPLORE_BUDGET=100 \
+    HRELAY_REPORT="$r" -- ./tests/mpi/drift --seed 5 --calls 20 --mode counts --max 20000)
+printf '%s\n' $ran | grep -qv '^native$' ||
+    hr_fail "the data site never planned behind the counts' MPI_Alltoall: $ran $(cat "$r")"
+sites=$(grep -o '"site": "drift.c:[0-9]* exchange_counts"' "$r" | sed 's/"site": "//; s/"$//')
+[ "$(field "$r" "$sites" algorithms.native)" = 20 ] ||
+    hr_fail "the counts' MPI_Alltoall did not run MPI's algorithm on all 20 calls: $(cat "$r")"
 
 # no plan can win (every plan step modeled at half a second): every call native, nothing
 # gathered or planned, and the report counts the calls decided before gathering
