@@ -2,12 +2,14 @@
 # Drifting patterns (tests/mpi/drift: one call site whose counts change on every call) under
 # auto: every result byte-identical to MPI's and every rank running the same family on every
 # call, with the built-in costs and under a calibration that makes plans look fast with the
-# whole time as exploration budget (so that plans, not measured yet, run and are measured); a drifting site where no plan can win is decided before
-# gathering (the report says so per call site, and nothing is planned), and one too small to
-# explore runs unchecked from its third call on; under a calibration
-# whose model is more than 30 times wrong about plans, the first family that runs stops within
-# three calls; with several ranks per node (HRELAY_NODE_SIZE=K) the node-level families run,
-# and node-direct tried alone takes the node-level metadata path where it is modeled cheaper.
+# whole time as exploration budget (so that plans, not measured yet, run and are measured); a
+# drifting site where no plan can win is decided before gathering (the report says so per call
+# site, and nothing is planned), and one too small to explore runs unchecked from its third
+# call on; a tiny MPI_Alltoall of counts before each MPI_Alltoallv of data does not keep the
+# data site from planning; under a calibration whose model is more than 30 times wrong about
+# plans, the first family that runs stops within three calls; with several ranks per node
+# (HRELAY_NODE_SIZE=K) the node-level families run, and node-direct tried alone takes the
+# node-level metadata path where it is modeled cheaper.
 . "${srcdir:-.}/tests/mpi/common.sh"
 field() { python3 "${srcdir:-.}/tests/mpi/report_field.py" "$@" || hr_fail "report: $*"; }
 r=$HR_TMP/report.json
