@@ -1,5 +1,5 @@
-/* hrelay's record of a user communicator: its private duplicate, plan cache, call sites and
- * the scratch memory of a call (comm_record.c). */
+/* hrelay's record of a user communicator: its private duplicate (made when the first pattern is
+ * gathered), plan cache, call sites and the scratch memory of a call (comm_record.c). */
 #ifndef HRELAY_SHIM_COMM_H
 #define HRELAY_SHIM_COMM_H
 
@@ -48,7 +48,13 @@ typedef struct shim_prev {
  * a collective call on the communicator touches it (MPI forbids concurrent collectives on one
  * communicator), so it needs no lock. */
 typedef struct shim_comm {
-    MPI_Comm priv;         /* private duplicate (errors return) for all of hrelay's traffic */
+    MPI_Comm comm;  /* the user's communicator: hrelay's collectives that carry no
+                              user data and no pattern (record creation, topology, the
+                              agreement) run on it, in the order of the user's calls */
+    MPI_Comm priv;  /* private duplicate (errors return) for the gathers and plans;
+                              MPI_COMM_NULL until shim_comm_private makes it */
+    int no_private; /* agreed: shim_comm_private declined; every call runs MPI's
+                              algorithm unchecked */
     int p, rank;
     int request;           /* hrelay_set_algorithm's request, or SHIM_REQUEST_ENV */
     int last;              /* plan_algo of the family that ran the last call; -1 before any */
@@ -87,6 +93,10 @@ typedef struct shim_comm {
     shim_topo topo;             /* the node of every rank (HRELAY_NODE_SIZE), node communicators */
 } shim_comm;
 
+/* Live records holding a private duplicate, at most, per process: each takes a context id
+ * (MPICH 4.0.2 has 2048 per process), and with its node communicators up to three. */
+enum { SHIM_PRIVATE_MAX = 128 };
+
 /* The first run of unchecked native calls after a request changes (see call.c). */
 enum { SHIM_QUIET_FIRST = 8 };
 
@@ -114,6 +124,12 @@ void shim_comm_release_world(void);
 /* At MPI_Finalize: every site of the process (of freed communicators and of those still
  * alive) merged into *out (shim_sites_free it). Returns 0, or -1 when out of memory. */
 int shim_world_sites(shim_world *w, shim_sites *out);
+
+/* Makes sure rec->priv exists: collective over rec->comm at the same call on every rank (an
+ * agreed decision to gather). Returns 1 if it exists on every rank; else 0 on every rank, now
+ * and for every later call, with rec->no_private set (SHIM_PRIVATE_MAX live duplicates on
+ * some rank, or MPI_Comm_dup failed). */
+int shim_comm_private(shim_comm *rec);
 
 /* Makes sure rec->gather is allocated ((p + 2) p words). Returns 0, or -1 out of memory. */
 int shim_comm_gather_buffer(shim_comm *rec);

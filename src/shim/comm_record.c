@@ -1,7 +1,9 @@
 /* Per-communicator records: an attribute on the user's communicator holding hrelay's private
- * duplicate, the plan cache, the call sites with their statistics and the scratch memory of a
- * call. The attribute is not copied by MPI_Comm_dup (a duplicate gets its own record on first
- * use); its delete callback frees the duplicate and hands the statistics to the process. */
+ * duplicate (made at the first gather, so that a communicator whose calls never gather takes
+ * no context id), the plan cache, the call sites with their statistics and the scratch memory
+ * of a call. The attribute is not copied by MPI_Comm_dup (a duplicate gets its own record on
+ * first use); its delete callback frees the duplicate and hands the statistics to the
+ * process. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,6 +68,18 @@ int shim_world_sites(shim_world *w, shim_sites *out)
     return rc ? -1 : 0;
 }
 
+/* Adds delta to the count of live private duplicates; returns 1 if it stays within
+ * SHIM_PRIVATE_MAX (else leaves it unchanged and returns 0). */
+static int private_count(shim_world *w, int delta)
+{
+    shim_world_lock(w);
+    int room = w->nprivate + delta <= SHIM_PRIVATE_MAX;
+    if (room)
+        w->nprivate += delta;
+    shim_world_unlock(w);
+    return room;
+}
+
 /* Attribute delete callback: keeps the record's statistics (world's retired sites), frees
  * the private communicator and the record. */
 static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
@@ -86,10 +100,65 @@ static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
             shim_warn("out of memory keeping the statistics of a freed communicator");
         shim_world_unlock(w);
     }
-    PMPI_Comm_free(&rec->priv);
+    if (rec->priv != MPI_COMM_NULL) {
+        PMPI_Comm_free(&rec->priv);
+        if (w)
+            private_count(w, -1);
+    }
     PMPI_Type_free(&rec->agree_type);
     record_free(rec);
     return MPI_SUCCESS;
+}
+
+/* Prints once per process (rank 0 of the communicator) why a communicator runs MPI's
+ * algorithm only. */
+static void warn_no_private(shim_comm *rec, int limit)
+{
+    shim_world *w = shim_g.world;
+    shim_world_lock(w);
+    int first = !w->private_warned;
+    w->private_warned = 1;
+    shim_world_unlock(w);
+    if (!first || rec->rank != 0)
+        return;
+    if (limit)
+        shim_warn("a communicator of %d ranks runs MPI's algorithm only: some rank already "
+                  "holds %d private duplicates (one per live communicator that gathered a "
+                  "pattern)",
+                  rec->p, SHIM_PRIVATE_MAX);
+    else
+        shim_warn("a communicator of %d ranks runs MPI's algorithm only: MPI_Comm_dup failed "
+                  "on some rank",
+                  rec->p);
+}
+
+int shim_comm_private(shim_comm *rec)
+{
+    if (rec->priv != MPI_COMM_NULL)
+        return 1;
+    if (rec->no_private)
+        return 0;
+    /* ok: [room under the limit, the duplicate]; MIN over ranks, twice (MPI_Comm_dup is
+     * collective: every rank calls it or none) */
+    int mine = private_count(shim_g.world, 1), ok[2] = {mine, 0};
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_MIN, rec->comm);
+    MPI_Comm priv = MPI_COMM_NULL;
+    if (rc == MPI_SUCCESS && ok[0]) {
+        ok[1] = PMPI_Comm_dup(rec->comm, &priv) == MPI_SUCCESS;
+        rc = PMPI_Allreduce(MPI_IN_PLACE, &ok[1], 1, MPI_INT, MPI_MIN, rec->comm);
+    }
+    if (rc == MPI_SUCCESS && ok[0] && ok[1]) {
+        PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
+        rec->priv = priv;
+        return 1;
+    }
+    if (priv != MPI_COMM_NULL)
+        PMPI_Comm_free(&priv);
+    if (mine)
+        private_count(shim_g.world, -1);
+    rec->no_private = 1;
+    warn_no_private(rec, !ok[0]);
+    return 0;
 }
 
 int shim_comm_gather_buffer(shim_comm *rec)
@@ -152,18 +221,14 @@ static shim_comm *record_alloc(int p, int nslots)
 }
 
 /* Creates comm's record (collective over comm); NULL on every rank on failure. One allreduce
- * besides the duplicate where the topology is known without communication
- * (shim_topo_init_local). */
+ * where the topology is known without communication (shim_topo_init_local); no duplicate
+ * (shim_comm_private makes it at the first gather). */
 static shim_comm *record_create(MPI_Comm comm)
 {
-    MPI_Comm priv;
     int p, rank, local = 0;
 
-    if (PMPI_Comm_dup(comm, &priv) != MPI_SUCCESS)
-        return NULL;
-    PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
-    PMPI_Comm_size(priv, &p);
-    PMPI_Comm_rank(priv, &rank);
+    PMPI_Comm_size(comm, &p);
+    PMPI_Comm_rank(comm, &rank);
     shim_comm *rec = record_alloc(p, shim_g.cfg.cache_size);
     /* ok: [the record, the topology found locally]; MIN over ranks */
     int ok[2] = {rec != NULL &&
@@ -172,11 +237,12 @@ static shim_comm *record_create(MPI_Comm comm)
                      live(shim_g.world, rec, 1) == 0,
                  1};
     if (rec)
-        local = shim_topo_init_local(&rec->topo, priv, p, shim_g.cfg.node_size, &ok[1]);
-    if (PMPI_Allreduce(MPI_IN_PLACE, ok, 2, MPI_INT, MPI_MIN, priv) != MPI_SUCCESS)
+        local = shim_topo_init_local(&rec->topo, comm, p, shim_g.cfg.node_size, &ok[1]);
+    if (PMPI_Allreduce(MPI_IN_PLACE, ok, 2, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         ok[0] = 0;
     if (ok[0] && rec) {
-        rec->priv = priv;
+        rec->comm = comm;
+        rec->priv = MPI_COMM_NULL;
         rec->p = p;
         rec->rank = rank;
         rec->request = SHIM_REQUEST_ENV;
@@ -185,8 +251,8 @@ static shim_comm *record_create(MPI_Comm comm)
         rec->quiet_len = SHIM_QUIET_FIRST;
         if (local && !ok[1])
             shim_topo_one(&rec->topo, p); /* some rank ran out of memory */
-        if ((local || shim_topo_init(&rec->topo, priv, p, rank, shim_g.cfg.node_size) ==
-                          MPI_SUCCESS) &&
+        if ((local ||
+             shim_topo_init(&rec->topo, comm, p, rank, shim_g.cfg.node_size) == MPI_SUCCESS) &&
             PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
             return rec;
     }
@@ -197,7 +263,6 @@ static shim_comm *record_create(MPI_Comm comm)
             PMPI_Type_free(&rec->agree_type);
     }
     free(rec);
-    PMPI_Comm_free(&priv);
     return NULL;
 }
 

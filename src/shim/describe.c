@@ -41,7 +41,7 @@ static int describe_side(const shim_args *a, int recv, shim_comm *rec, exec_side
     if (memo->size > 0 && memo->type == type) {
         s->type = *memo; /* a common predefined type described before: nothing to ask */
     } else {
-        if ((rc = shim_check_type(type, rec->priv)) != MPI_SUCCESS)
+        if ((rc = shim_check_type(type, shim_g.self)) != MPI_SUCCESS)
             return rc;
         if ((rc = exec_type_init(&s->type, type)) != MPI_SUCCESS)
             return error_class(rc);

@@ -585,13 +585,22 @@ static int after_miss(shim_call *c, shim_miss_result res, uint64_t t0)
     return res.outcome == SHIM_MISS_NATIVE ? run_unchecked(c->a, c->rec, c->site, 0) : res.rc;
 }
 
+/* A call that would gather on a communicator without a private duplicate (shim_comm_private
+ * declined, on every rank): MPI's algorithm, as every later call. */
+static int no_private(shim_call *c)
+{
+    shim_run_free(&c->run);
+    shim_log(2, "%s on %d ranks: no private communicator; native", shim_args_name(c->a), c->rec->p);
+    return run_unchecked(c->a, c->rec, c->site, 0);
+}
+
 /* The agreed path (see the file comment). */
 static int run_agreed(shim_call *c, uint64_t t0)
 {
     shim_comm *rec = c->rec;
     shim_agreement ag;
     prepare_call(c, &ag);
-    int rc = shim_agree(&ag, rec->priv, rec->agree_type, rec->agree_buf);
+    int rc = shim_agree(&ag, rec->comm, rec->agree_type, rec->agree_buf);
     if (rc != MPI_SUCCESS) {
         shim_run_free(&c->run);
         return shim_raise(c->a, rc);
@@ -635,9 +644,8 @@ static int run_agreed(shim_call *c, uint64_t t0)
         return run_unchecked(c->a, rec, c->site, 0);
     }
     /* node-direct gathers node-level metadata, never the P x P matrix */
-    if (shim_node_path(rec, c->request)) {
-        return after_miss(c, shim_node_miss(c, ag.ok), t0);
-    }
+    if (shim_node_path(rec, c->request))
+        return shim_comm_private(rec) ? after_miss(c, shim_node_miss(c, ag.ok), t0) : no_private(c);
     plan_forecast fc, *forecast = NULL;
     /* receive counts that differ from what is sent (a truncated call) are found on the
      * gathered pattern; such a call runs MPI's algorithm */
@@ -653,6 +661,8 @@ static int run_agreed(shim_call *c, uint64_t t0)
         c->best_ps = fc.best_ps;
         c->native_ps = fc.native_ps;
     }
+    if (!shim_comm_private(rec))
+        return no_private(c);
     shim_miss_result res = forecast && forecast->node_path ? shim_node_miss(c, ag.ok)
                                                            : shim_miss(c, forecast);
     if (forecast) {
@@ -700,7 +710,7 @@ int shim_alltoall_any(const shim_args *a)
         shim_site *site = shim_site_of(&rec->sites, a->caller, shim_g.cfg.site_depth);
         int request = rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
         rec->calls++;
-        if (request == PLAN_ALGO_NATIVE) {
+        if (request == PLAN_ALGO_NATIVE || rec->no_private) {
             rc = run_unchecked(a, rec, site, 0);
         } else if (rec->calls <= rec->quiet_until) {
             rc = run_unchecked(a, rec, site, 1);

@@ -26,18 +26,22 @@ typedef struct setup {
     shim_world *world;
     int keyval; /* MPI_KEYVAL_INVALID if not created */
     int have_op;
+    MPI_Comm self; /* MPI_COMM_NULL if not created */
 } setup;
 
-/* Creates the process-wide record, the records' attribute key and the agreement's operation.
- * Returns 1 if all of them exist. */
+/* Creates the process-wide record, the records' attribute key, the agreement's operation and
+ * the duplicate of MPI_COMM_SELF whose errors return. Returns 1 if all of them exist. */
 static int set_up(setup *s)
 {
     int level = MPI_THREAD_SINGLE;
     s->world = shim_world_create();
     if (s->world && PMPI_Query_thread(&level) == MPI_SUCCESS)
         s->world->threaded = level == MPI_THREAD_MULTIPLE;
-    return s->world != NULL && shim_comm_keyval_create(&s->keyval) == MPI_SUCCESS &&
-           (s->have_op = shim_agree_op_create(&shim_g.agree_op) == MPI_SUCCESS);
+    if (s->world == NULL || shim_comm_keyval_create(&s->keyval) != MPI_SUCCESS ||
+        !(s->have_op = shim_agree_op_create(&shim_g.agree_op) == MPI_SUCCESS) ||
+        PMPI_Comm_dup(MPI_COMM_SELF, &s->self) != MPI_SUCCESS)
+        return 0;
+    return PMPI_Comm_set_errhandler(s->self, MPI_ERRORS_RETURN) == MPI_SUCCESS;
 }
 
 /* Frees what set_up made. */
@@ -47,6 +51,8 @@ static void undo_setup(setup *s)
         PMPI_Comm_free_keyval(&s->keyval);
     if (s->have_op)
         PMPI_Op_free(&shim_g.agree_op);
+    if (s->self != MPI_COMM_NULL)
+        PMPI_Comm_free(&s->self);
     shim_world_free(s->world);
 }
 
@@ -99,7 +105,7 @@ void shim_startup(void)
 
     /* flags: [same environment as rank 0, set-up succeeded]; MIN over ranks */
     int flags[2] = {shim_env_hash() == cfg.env_hash, 1};
-    setup s = {.keyval = MPI_KEYVAL_INVALID};
+    setup s = {.keyval = MPI_KEYVAL_INVALID, .self = MPI_COMM_NULL};
     if (!cfg.disable)
         flags[1] = set_up(&s);
     if (PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -125,6 +131,7 @@ void shim_startup(void)
     if (cfg.node_size == SHIM_NODE_AUTO)
         shim_world_labels(s.world, rank, size);
     shim_g.keyval = s.keyval;
+    shim_g.self = s.self;
     shim_g.world = s.world;
     shim_g.active = 1;
     log_settings(&cfg, size);
@@ -184,6 +191,7 @@ void shim_shutdown(void)
     shim_g.active = 0;
     PMPI_Comm_free_keyval(&shim_g.keyval);
     PMPI_Op_free(&shim_g.agree_op);
+    PMPI_Comm_free(&shim_g.self);
     shim_world_free(shim_g.world);
     shim_g.world = NULL;
 }

@@ -24,6 +24,8 @@ typedef struct shim_world {
     shim_comm_summaries comms; /* topologies of freed communicators (comm_summary.h) */
     struct shim_comm **live; /* records of communicators not freed yet */
     size_t nlive, cap_live;
+    int nprivate;        /* live records holding a private duplicate (SHIM_PRIVATE_MAX) */
+    int private_warned;  /* the limit's warning was printed */
     int32_t *node_label; /* HRELAY_NODE_SIZE=auto: the shared-memory node of every rank of
                             MPI_COMM_WORLD, as its lowest world rank (shim_world_labels); NULL
                             when unknown (a communicator's topology is then found over it) */
@@ -67,6 +69,8 @@ typedef struct shim_state {
     int keyval;              /* attribute of communicator records (comm.h) */
     MPI_Op agree_op;         /* the agreement's reduction (agree.h; each communicator's
                                 record has its element type) */
+    MPI_Comm self;           /* a duplicate of MPI_COMM_SELF whose errors return: where
+                                hrelay asks MPI to check a datatype (validate.h) */
     shim_world *world;
 } shim_state;
 

@@ -9,9 +9,9 @@
 #include "shim/state.h"
 #include "shim/topo.h"
 
-/* This rank's node label in priv: the lowest rank of its shared-memory node (auto), or its
+/* This rank's node label in comm: the lowest rank of its shared-memory node (auto), or its
  * rank in MPI_COMM_WORLD divided by K. Returns an MPI error code. */
-static int own_label(MPI_Comm priv, int rank, int node_size, int32_t *label)
+static int own_label(MPI_Comm comm, int rank, int node_size, int32_t *label)
 {
     if (node_size != SHIM_NODE_AUTO) {
         int world;
@@ -20,7 +20,7 @@ static int own_label(MPI_Comm priv, int rank, int node_size, int32_t *label)
         return rc;
     }
     MPI_Comm shm;
-    int rc = PMPI_Comm_split_type(priv, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
+    int rc = PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &shm);
     if (rc != MPI_SUCCESS)
         return rc;
     int lowest = rank;
@@ -48,7 +48,7 @@ static void describe(shim_topo *st, int p)
             st->consecutive &= t->rank_at[k] == t->rank_at[k - 1] + 1;
 }
 
-int shim_topo_init(shim_topo *st, MPI_Comm priv, int p, int rank, int node_size)
+int shim_topo_init(shim_topo *st, MPI_Comm comm, int p, int rank, int node_size)
 {
     memset(st, 0, sizeof *st);
     st->node = st->leaders = MPI_COMM_NULL;
@@ -57,15 +57,15 @@ int shim_topo_init(shim_topo *st, MPI_Comm priv, int p, int rank, int node_size)
     if (node_size != 1) {
         int32_t *label = malloc((size_t)p * sizeof *label);
         int ok = label != NULL;
-        rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, priv);
+        rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
         if (rc == MPI_SUCCESS && ok)
-            rc = own_label(priv, rank, node_size, &label[rank]);
+            rc = own_label(comm, rank, node_size, &label[rank]);
         if (rc == MPI_SUCCESS && ok)
-            rc = PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, label, 1, MPI_INT32_T, priv);
+            rc = PMPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, label, 1, MPI_INT32_T, comm);
         if (rc == MPI_SUCCESS && ok) {
             plan_error err;
             ok = plan_topo_init(&st->t, p, label, &err) == 0;
-            rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, priv);
+            rc = PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
         }
         free(label);
         if (rc != MPI_SUCCESS || !ok || st->t.n == p)

@@ -27,7 +27,7 @@ typedef struct shim_topo {
                                the first one */
 } shim_topo;
 
-/* Finds the topology of priv (collective over it; p ranks, this one `rank`) under
+/* Finds the topology of comm (collective over it; p ranks, this one `rank`) under
  * HRELAY_NODE_SIZE = node_size: SHIM_NODE_AUTO, the nodes MPI_Comm_split_type
  * (MPI_COMM_TYPE_SHARED) finds, each named by its lowest rank and the names allgathered; K,
  * consecutive groups of K ranks of MPI_COMM_WORLD (a communicator whose ranks are permuted
@@ -35,7 +35,7 @@ typedef struct shim_topo {
  * ends with the same topology: if any rank fails (out of memory), all of them take one rank
  * per node. Returns an MPI error code (of a collective); st is usable (one rank per node) even
  * then. */
-int shim_topo_init(shim_topo *st, MPI_Comm priv, int p, int rank, int node_size);
+int shim_topo_init(shim_topo *st, MPI_Comm comm, int p, int rank, int node_size);
 
 /* Finds the topology of comm (p ranks) without any communication where the node of every rank
  * is known from MPI_COMM_WORLD: HRELAY_NODE_SIZE = 1 or K, or auto once shim_world_labels

@@ -20,6 +20,8 @@
 #   examples.sh the demo's programs (examples/) verify their exchanges under hrelay
 #   errors.sh   erroneous calls: the error class MPI returns natively, on every rank, no hang
 #   threads.sh  MPI_THREAD_MULTIPLE: concurrent calls on different communicators
+#   comms.sh    many communicators: private duplicates only where a pattern is gathered, at
+#               most 128 live, given back when freed (comms.c)
 #   large.sh    MPI_Alltoallv_c beyond 2^31 bytes: displacements, a 2 GiB message (2 ranks)
 #   valgrind.sh compare on 2 ranks under valgrind memcheck
 #   environment.sh  an invalid value on a rank other than 0: rank 0's settings win, one warning
@@ -29,13 +31,14 @@ TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
 	tests/mpi/drift.sh tests/mpi/examples.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
-	tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh
+	tests/mpi/comms.sh tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
 	tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
 	tests/mpi/drift.sh tests/mpi/examples.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
-	tests/mpi/large.sh tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh \
+	tests/mpi/comms.sh tests/mpi/large.sh tests/mpi/valgrind.sh tests/mpi/environment.sh \
+	tests/mpi/version.sh \
 	tests/mpi/report_field.py \
 	tests/sanitizers/lsan.supp tests/sanitizers/valgrind.supp \
 	tests/fuzz/fuzz_plan.c tests/fuzz/seeds/text-3 tests/fuzz/seeds/direct-4 \
@@ -44,7 +47,7 @@ EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
 check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/control tests/mpi/sites \
-	tests/mpi/errors tests/mpi/threads tests/mpi/drift
+	tests/mpi/errors tests/mpi/threads tests/mpi/drift tests/mpi/comms
 tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/plans.c tests/mpi/plans.h \
 	tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_test_exec_LDADD = libhrelay_exec.la libhrelay_plan.la
@@ -54,6 +57,8 @@ tests_mpi_control_LDADD = -ldl
 tests_mpi_sites_SOURCES = tests/mpi/sites.c
 tests_mpi_drift_SOURCES = tests/mpi/drift.c
 tests_mpi_drift_LDADD = -ldl
+tests_mpi_comms_SOURCES = tests/mpi/comms.c
+tests_mpi_comms_LDADD = -ldl
 tests_mpi_errors_SOURCES = tests/mpi/errors.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_SOURCES = tests/mpi/threads.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_LDADD = -lpthread

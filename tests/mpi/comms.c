@@ -1,0 +1,110 @@
+/* Many communicators (tests/mpi/comms.sh): hrelay's private duplicates must not cost the
+ * program the communicators it could create without hrelay.
+ *
+ *   comms hold BYTES    duplicates MPI_COMM_WORLD until MPI_Comm_dup fails (errors return),
+ *                       keeping every duplicate, and runs two MPI_Alltoallv of about BYTES per
+ *                       pair on each (checked); rank 0 prints
+ *                       "communicators N direct D native M other O bad B"
+ *   comms cycle K BYTES the same on K duplicates, each freed after its calls
+ *
+ * D, M and O count communicators whose last call ran direct, MPI's algorithm, or anything else
+ * (hrelay_last_algorithm, found with dlsym; all "other" without hrelay). B counts wrong bytes and
+ * failed calls over all ranks. Exit status 0 unless the program itself could not run. */
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef const char *(*last_fn)(MPI_Comm);
+
+/* The byte rank `from` sends rank `to` at offset k (of call `call`). */
+static unsigned char byte_of(int from, int to, int k, int call)
+{
+    return (unsigned char)(from * 131 + to * 17 + k * 7 + call * 3);
+}
+
+/* Runs two MPI_Alltoallv on comm (p ranks, this one `rank`) with about `bytes` per pair,
+ * uneven; returns the number of wrong bytes plus failed calls. */
+static long exchange(MPI_Comm comm, int p, int rank, int bytes, unsigned char *sbuf,
+                     unsigned char *rbuf, int *sc, int *sd, int *rc, int *rd)
+{
+    long bad = 0;
+    for (int call = 0; call < 2; call++) {
+        int so = 0, ro = 0;
+        for (int j = 0; j < p; j++) {
+            sc[j] = bytes + (rank + j) % 3;
+            rc[j] = bytes + (j + rank) % 3;
+            sd[j] = so;
+            rd[j] = ro;
+            for (int k = 0; k < sc[j]; k++)
+                sbuf[so + k] = byte_of(rank, j, k, call);
+            so += sc[j];
+            ro += rc[j];
+        }
+        memset(rbuf, 0, (size_t)ro);
+        if (MPI_Alltoallv(sbuf, sc, sd, MPI_BYTE, rbuf, rc, rd, MPI_BYTE, comm) != MPI_SUCCESS) {
+            bad++;
+            continue;
+        }
+        for (int j = 0; j < p; j++)
+            for (int k = 0; k < rc[j]; k++)
+                bad += rbuf[rd[j] + k] != byte_of(j, rank, k, call);
+    }
+    return bad;
+}
+
+int main(int argc, char **argv)
+{
+    int hold = argc == 3 && strcmp(argv[1], "hold") == 0;
+    int cycle = argc == 4 && strcmp(argv[1], "cycle") == 0;
+    if (!hold && !cycle) {
+        fprintf(stderr, "usage: comms hold BYTES | comms cycle K BYTES\n");
+        return 2;
+    }
+    int limit = cycle ? atoi(argv[2]) : 1 << 20, bytes = atoi(argv[argc - 1]);
+    MPI_Init(&argc, &argv);
+    int p, rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    last_fn last = (last_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_last_algorithm");
+
+    size_t most = (size_t)(bytes + 2) * (size_t)p;
+    unsigned char *sbuf = malloc(most), *rbuf = malloc(most);
+    int *counts = malloc(4 * (size_t)p * sizeof *counts);
+    MPI_Comm *kept = hold ? malloc(65536 * sizeof *kept) : NULL;
+    if (!sbuf || !rbuf || !counts || (hold && !kept)) {
+        fprintf(stderr, "comms: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    /* [communicators, direct, native, other, bad] */
+    long n[5] = {0};
+    while (n[0] < limit && (!hold || n[0] < 65536)) {
+        MPI_Comm c;
+        if (MPI_Comm_dup(MPI_COMM_WORLD, &c) != MPI_SUCCESS)
+            break;
+        MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+        n[0]++;
+        n[4] += exchange(c, p, rank, bytes, sbuf, rbuf, counts, counts + p, counts + 2 * p,
+                         counts + 3 * p);
+        const char *ran = last ? last(c) : NULL;
+        n[ran && strcmp(ran, "direct") == 0 ? 1 : ran && strcmp(ran, "native") == 0 ? 2 : 3]++;
+        if (hold)
+            kept[n[0] - 1] = c;
+        else
+            MPI_Comm_free(&c);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &n[4], 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("communicators %ld direct %ld native %ld other %ld bad %ld\n", n[0], n[1], n[2],
+               n[3], n[4]);
+    for (long i = 0; hold && i < n[0]; i++)
+        MPI_Comm_free(&kept[i]);
+    free(kept);
+    free(counts);
+    free(sbuf);
+    free(rbuf);
+    MPI_Finalize();
+    return 0;
+}

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Communicators and their context ids (tests/mpi/comms: duplicates of MPI_COMM_WORLD, two checked
+# MPI_Alltoallv on each). hrelay takes a private duplicate only for a communicator that gathers
+# a pattern, and at most SHIM_PRIVATE_MAX (128) at a time: a program of tiny exchanges creates as
+# many communicators under hrelay as without it but one (hrelay's duplicate of MPI_COMM_SELF);
+# with plans forced, the first 128 plan, the others run MPI's algorithm with one warning, and the
+# program loses at most 128 communicators; communicators freed give their duplicates back.
+. "${srcdir:-.}/tests/mpi/common.sh"
+out=$HR_TMP/out
+err=$HR_TMP/err
+
+# comms LAUNCH N [VAR=VALUE ...] -- ARGS: runs comms on N ranks (LAUNCH: hr_run or
+# hr_run_plain); sets communicators, direct, native, other and bad from rank 0's line.
+comms() {
+    local launch=$1
+    local -a pre=()
+    shift
+    while [ "$1" != "--" ]; do
+        pre+=("$1")
+        shift
+    done
+    shift
+    "$launch" "${pre[@]}" -- ./tests/mpi/comms "$@" >"$out" 2>"$err" || {
+        cat "$out" "$err" >&2
+        hr_fail "comms $*"
+    }
+    cat "$err" >&2
+    local line
+    line=$(grep '^communicators ' "$out") || hr_fail "comms $*: no result line"
+    echo "$line" >&2
+    # shellcheck disable=SC2034
+    read -r _ communicators _ direct _ native _ other _ bad <<<"$line"
+    [ "$bad" = 0 ] || hr_fail "comms $*: $bad wrong bytes or failed calls"
+}
+warnings() { grep -c "runs MPI's algorithm only" "$err"; }
+
+# without hrelay: how many communicators MPICH gives this program
+comms hr_run_plain 2 -- hold 64
+plain=$communicators
+[ "$plain" -gt 200 ] || hr_fail "only $plain communicators without hrelay"
+
+# tiny exchanges under auto: nothing gathered, no duplicate
+comms hr_run 2 -- hold 64
+[ "$communicators" -ge $((plain - 1)) ] ||
+    hr_fail "auto, 64 B: $communicators communicators under hrelay, $plain without"
+[ "$(warnings)" = 0 ] || hr_fail "auto, 64 B: a communicator was refused its duplicate"
+
+# plans forced on every communicator: 128 plan, the rest run MPI's algorithm
+comms hr_run 2 HRELAY_ALGO=direct -- hold 256
+[ "$direct" = 128 ] || hr_fail "direct, held: $direct communicators ran direct, not 128"
+[ "$native" = $((communicators - 128)) ] ||
+    hr_fail "direct, held: $native of $communicators ran MPI's algorithm"
+[ "$communicators" -ge $((plain - 1 - 128)) ] ||
+    hr_fail "direct, held: $communicators communicators under hrelay, $plain without"
+[ "$(warnings)" = 1 ] || hr_fail "direct, held: $(warnings) warnings, not 1"
+
+# freed communicators give their duplicates (and node communicators) back
+comms hr_run 3 HRELAY_ALGO=direct -- cycle 300 256
+[ "$direct" = 300 ] || hr_fail "direct, freed: $direct of 300 communicators ran direct"
+[ "$(warnings)" = 0 ] || hr_fail "direct, freed: a communicator was refused its duplicate"
+comms hr_run 4 HRELAY_ALGO=node-direct HRELAY_NODE_SIZE=2 -- cycle 200 256
+[ "$other" = 200 ] || hr_fail "node-direct, freed: $other of 200 communicators ran node-direct"
+[ "$(warnings)" = 0 ] || hr_fail "node-direct, freed: a communicator was refused its duplicate"
+exit 0
