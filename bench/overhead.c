@@ -5,9 +5,13 @@
  * costs at most 3 % more than the native call). With --drift also an MPI_Alltoallv whose counts
  * change on every call (each pair's count drawn within 30 % of --bytes, a new pattern every
  * call: hrelay decides it before gathering, and where no plan can win runs MPI's algorithm),
- * through the shim and directly. Run it under libhrelay.so with 2 ranks on one node (more
- * ranks than cores measure the scheduler): `make overhead` (OVERHEAD_ARGS="--drift") or
+ * through the shim and directly. With --new-comm also what a new communicator costs: each call
+ * is MPI_Comm_dup of MPI_COMM_WORLD, one MPI_Alltoall of --bytes per pair on it (through the
+ * shim: hrelay creates the communicator's record; or directly) and MPI_Comm_free. Run it under
+ * libhrelay.so with 2 ranks on one node (more ranks than cores measure the scheduler):
+ * `make overhead` (OVERHEAD_ARGS="--drift --new-comm") or
  *   hrelay-run -n 2 bench/overhead [--bytes 8] [--calls 2000] [--blocks 41] [--drift]
+ *                                  [--new-comm]
  * (HRELAY_RECHECK=0 agrees on every call: no unchecked runs). Without libhrelay.so preloaded
  * both columns measure the MPI library (ratio about 1). */
 #include <dlfcn.h>
@@ -20,7 +24,7 @@
 
 /* Drifting count vectors kept (a call takes vector `call mod DRIFTS`: far more patterns than
  * hrelay's cache holds, and never the previous call's). */
-enum { DRIFTS = 64, VARIANTS = 6 };
+enum { DRIFTS = 64, VARIANTS = 8 };
 
 typedef struct exchange {
     int p, me, bytes;
@@ -59,8 +63,9 @@ static void drift_init(exchange *x)
 }
 
 /* Times `calls` calls of one variant (0: MPI_Alltoallv, 1: PMPI_Alltoallv, 2: MPI_Alltoall,
- * 3: PMPI_Alltoall, 4: MPI_Alltoallv drifting, 5: PMPI_Alltoallv drifting) after a barrier;
- * the slowest rank's time per call. */
+ * 3: PMPI_Alltoall, 4: MPI_Alltoallv drifting, 5: PMPI_Alltoallv drifting, 6: a new
+ * communicator with one MPI_Alltoall, 7: the same with PMPI_Alltoall) after a barrier; the
+ * slowest rank's time per call. */
 static double block(const exchange *x, int variant, int calls)
 {
     static int drift;
@@ -88,10 +93,20 @@ static double block(const exchange *x, int variant, int calls)
                           MPI_COMM_WORLD);
             drift++;
             break;
-        default:
+        case 5:
             PMPI_Alltoallv(x->s, ds, ds + x->p, MPI_BYTE, x->r, dr, dr + x->p, MPI_BYTE,
                            MPI_COMM_WORLD);
             drift++;
+            break;
+        default: {
+            MPI_Comm c;
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+            if (variant == 6)
+                MPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, c);
+            else
+                PMPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, c);
+            MPI_Comm_free(&c);
+        }
         }
     }
     double t = (MPI_Wtime() - t0) / calls, worst;
@@ -102,7 +117,7 @@ static double block(const exchange *x, int variant, int calls)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int rank, calls = 2000, blocks = 41, drifting = 0;
+    int rank, calls = 2000, blocks = 41, drifting = 0, new_comm = 0;
     exchange x = {.bytes = 8};
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &x.p);
@@ -116,10 +131,13 @@ int main(int argc, char **argv)
             blocks = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--drift"))
             drifting = 1;
+        else if (!strcmp(argv[i], "--new-comm"))
+            new_comm = 1;
         else {
             if (rank == 0)
                 fprintf(strcmp(argv[i], "--help") ? stderr : stdout,
-                        "usage: overhead [--bytes N] [--calls N] [--blocks N] [--drift]\n");
+                        "usage: overhead [--bytes N] [--calls N] [--blocks N] [--drift] "
+                        "[--new-comm]\n");
             MPI_Finalize();
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
@@ -139,20 +157,24 @@ int main(int argc, char **argv)
     /* drifting counts reach 1.3 times --bytes per pair */
     x.s = calloc((size_t)x.p, (size_t)x.bytes * 2);
     x.r = calloc((size_t)x.p, (size_t)x.bytes * 2);
-    int nv = drifting ? VARIANTS : 4;
+    /* the pairs measured: pair k is variants 2k (through the shim) and 2k + 1 (directly) */
+    int pair[VARIANTS / 2] = {0, 1}, npairs = 2;
+    if (drifting)
+        pair[npairs++] = 2;
+    if (new_comm)
+        pair[npairs++] = 3;
     if (drifting)
         drift_init(&x);
     double *t[VARIANTS];
-    for (int v = 0; v < nv; v++)
+    for (int v = 0; v < VARIANTS; v++)
         t[v] = calloc((size_t)blocks, sizeof(double));
-    for (int v = 0; v < nv; v++) /* warm-up: hrelay decides, MPI connects */
-        block(&x, v, calls);
+    for (int k = 0; k < 2 * npairs; k++) /* warm-up: hrelay decides, MPI connects */
+        block(&x, 2 * pair[k / 2] + k % 2, calls);
     /* alternating, and each pair in both orders: shim first in even blocks, native first in
      * odd ones */
-    static const int order[2][VARIANTS] = {{0, 1, 2, 3, 4, 5}, {1, 0, 3, 2, 5, 4}};
     for (int b = 0; b < blocks; b++)
-        for (int k = 0; k < nv; k++) {
-            int v = order[b % 2][k];
+        for (int k = 0; k < 2 * npairs; k++) {
+            int v = 2 * pair[k / 2] + (k % 2 ^ b % 2);
             t[v][b] = block(&x, v, calls);
         }
     const char *(*last)(MPI_Comm) =
@@ -163,15 +185,16 @@ int main(int argc, char **argv)
                "(median per call; hrelay %s, its last call ran %s)\n",
                x.p, x.bytes, blocks, calls, last ? "preloaded" : "NOT preloaded",
                ran ? ran : "-");
-        const char *names[3] = {"MPI_Alltoallv", "MPI_Alltoall", "drifting"};
-        for (int k = 0; k < nv / 2; k++) {
-            double shim = bench_quantiles_of(t[2 * k], blocks).median,
-                   native = bench_quantiles_of(t[2 * k + 1], blocks).median;
+        const char *names[VARIANTS / 2] = {"MPI_Alltoallv", "MPI_Alltoall", "drifting",
+                                           "new comm"};
+        for (int k = 0; k < npairs; k++) {
+            double shim = bench_quantiles_of(t[2 * pair[k]], blocks).median,
+                   native = bench_quantiles_of(t[2 * pair[k] + 1], blocks).median;
             printf("  %-14s native %8.3f us   through hrelay %8.3f us   ratio %.3f\n",
-                   names[k], native * 1e6, shim * 1e6, shim / native);
+                   names[pair[k]], native * 1e6, shim * 1e6, shim / native);
         }
     }
-    for (int v = 0; v < nv; v++)
+    for (int v = 0; v < VARIANTS; v++)
         free(t[v]);
     for (int v = 0; drifting && v < DRIFTS; v++)
         free(x.dsend[v]);
