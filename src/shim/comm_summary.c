@@ -26,6 +26,8 @@ static int add(shim_comm_summaries *l, const shim_comm_summary *s)
             l->v[i].calls += s->calls;
             l->v[i].patterns += s->patterns;
             l->v[i].node_patterns += s->node_patterns;
+            l->v[i].privates += s->privates;
+            l->v[i].declined += s->declined;
             return 0;
         }
     if (l->n == l->cap) {
@@ -54,7 +56,9 @@ int shim_comm_summaries_add(shim_comm_summaries *l, const shim_comm *rec)
                            .comms = 1,
                            .calls = rec->calls,
                            .patterns = rec->patterns,
-                           .node_patterns = st->node_patterns};
+                           .node_patterns = st->node_patterns,
+                           .privates = rec->priv != MPI_COMM_NULL,
+                           .declined = (uint64_t)rec->no_private};
     return add(l, &s);
 }
 

@@ -21,6 +21,8 @@ typedef struct shim_comm_summary {
     uint64_t calls;         /* intercepted calls on them */
     uint64_t patterns;      /* new patterns decided */
     uint64_t node_patterns; /* of those, patterns whose metadata was exchanged at node level */
+    uint64_t privates;      /* communicators that made hrelay's private duplicate */
+    uint64_t declined;      /* communicators refused one (shim_comm_private): MPI's algorithm */
 } shim_comm_summary;
 
 /* A list of summaries, one per topology. */

@@ -4,7 +4,7 @@
  *  "config": {"algo": "auto", ..., "cost": {"alpha_s": 5e-06, ...}},
  *  "communicators": [{"size": 4, "nodes": 2, "ranks_per_node_min": 2, "ranks_per_node_max": 2,
  *                     "consecutive": true, "node_size": "auto", "count": 1, "calls": 30,
- *                     "patterns": 2, "node_patterns": 0}, ...],
+ *                     "patterns": 2, "node_patterns": 0, "private": 1, "declined": 0}, ...],
  *  "callsites": [{"site": "sort.c:120 exchange", "calls": 30, "bytes": 12345,
  *                 "algorithms": {"direct": 28, "native": 2}, "plans_computed": 2,
  *                 "cache_hits": 29, "unchecked": 0, "new_patterns": 1,
@@ -74,10 +74,12 @@ static void write_comms(FILE *f, const shim_comm_summaries *comms)
                 i ? ",\n  " : "\n  ", (int)s->size, (int)s->nodes, (int)s->lanes_min,
                 (int)s->lanes_max, s->consecutive ? "true" : "false");
         node_size(f, s->node_size);
-        fprintf(f, ", \"count\": %llu, \"calls\": %llu, \"patterns\": %llu, "
-                   "\"node_patterns\": %llu}",
+        fprintf(f,
+                ", \"count\": %llu, \"calls\": %llu, \"patterns\": %llu, "
+                "\"node_patterns\": %llu, \"private\": %llu, \"declined\": %llu}",
                 (unsigned long long)s->comms, (unsigned long long)s->calls,
-                (unsigned long long)s->patterns, (unsigned long long)s->node_patterns);
+                (unsigned long long)s->patterns, (unsigned long long)s->node_patterns,
+                (unsigned long long)s->privates, (unsigned long long)s->declined);
     }
     fputc(']', f);
 }

@@ -4,7 +4,8 @@
 # a pattern, and at most SHIM_PRIVATE_MAX (128) at a time: a program of tiny exchanges creates as
 # many communicators under hrelay as without it but one (hrelay's duplicate of MPI_COMM_SELF);
 # with plans forced, the first 128 plan, the others run MPI's algorithm with one warning, and the
-# program loses at most 128 communicators; communicators freed give their duplicates back.
+# program loses at most 128 communicators; communicators freed give their duplicates back. The
+# report's communicators count the duplicates made (private) and refused (declined).
 . "${srcdir:-.}/tests/mpi/common.sh"
 out=$HR_TMP/out
 err=$HR_TMP/err
@@ -33,6 +34,13 @@ comms() {
     [ "$bad" = 0 ] || hr_fail "comms $*: $bad wrong bytes or failed calls"
 }
 warnings() { grep -c "runs MPI's algorithm only" "$err"; }
+r=$HR_TMP/report.json
+# comms_field FIELD: the sum of FIELD over the report's communicators
+comms_field() {
+    python3 -c 'import json, sys
+print(sum(c[sys.argv[2]] for c in json.load(open(sys.argv[1]))["communicators"]))' "$r" "$1" ||
+        hr_fail "report: communicators' $1"
+}
 
 # without hrelay: how many communicators MPICH gives this program
 comms hr_run_plain 2 -- hold 64
@@ -40,19 +48,22 @@ plain=$communicators
 [ "$plain" -gt 200 ] || hr_fail "only $plain communicators without hrelay"
 
 # tiny exchanges under auto: nothing gathered, no duplicate
-comms hr_run 2 -- hold 64
+comms hr_run 2 HRELAY_REPORT="$r" -- hold 64
+[ "$(comms_field private)" = 0 ] || hr_fail "auto, 64 B: $(comms_field private) duplicates made"
 [ "$communicators" -ge $((plain - 1)) ] ||
     hr_fail "auto, 64 B: $communicators communicators under hrelay, $plain without"
 [ "$(warnings)" = 0 ] || hr_fail "auto, 64 B: a communicator was refused its duplicate"
 
 # plans forced on every communicator: 128 plan, the rest run MPI's algorithm
-comms hr_run 2 HRELAY_ALGO=direct -- hold 256
+comms hr_run 2 HRELAY_ALGO=direct HRELAY_REPORT="$r" -- hold 256
 [ "$direct" = 128 ] || hr_fail "direct, held: $direct communicators ran direct, not 128"
 [ "$native" = $((communicators - 128)) ] ||
     hr_fail "direct, held: $native of $communicators ran MPI's algorithm"
 [ "$communicators" -ge $((plain - 1 - 128)) ] ||
     hr_fail "direct, held: $communicators communicators under hrelay, $plain without"
 [ "$(warnings)" = 1 ] || hr_fail "direct, held: $(warnings) warnings, not 1"
+[ "$(comms_field private)" = 128 ] && [ "$(comms_field declined)" = "$native" ] ||
+    hr_fail "direct, held: report private $(comms_field private), declined $(comms_field declined)"
 
 # freed communicators give their duplicates (and node communicators) back
 comms hr_run 3 HRELAY_ALGO=direct -- cycle 300 256
