@@ -33,6 +33,8 @@ typedef struct shim_prev {
     long site;         /* this rank's index of its site (statistics), -1: none */
     int cls;           /* its size class, -1: nothing to learn (not auto) */
     int tiny;          /* decided before gathering, too small to explore (agreed) */
+    int waited;        /* it ran MPI's algorithm while a candidate waited for the exploration
+                          budget (agreed) */
     uint64_t model_ps; /* the model of its exchange */
     uint64_t optimistic_ps; /* a plan's: its family's most optimistic time from the call's
                                summary (plan_summary_optimistic); 0: none */
