@@ -6,7 +6,8 @@
 # drifting site where no plan can win is decided before gathering (the report says so per call
 # site, and nothing is planned), and one too small to explore runs unchecked from its third
 # call on; a tiny MPI_Alltoall of counts before each MPI_Alltoallv of data does not keep the
-# data site from planning; under a calibration whose model is more than 30 times wrong about
+# data site from planning, nor starts a run while the data site waits for the exploration
+# budget; under a calibration whose model is more than 30 times wrong about
 # plans, the first family that runs stops within three calls; with several ranks per node
 # (HRELAY_NODE_SIZE=K) the node-level families run, and node-direct tried alone takes the
 # node-level metadata path where it is modeled cheaper.
@@ -130,6 +131,36 @@ printf '%s\n' $ran | grep -qv '^native$' ||
 sites=$(grep -o '"site": "drift.c:[0-9]* exchange_counts"' "$r" | sed 's/"site": "//; s/"$//')
 [ "$(field "$r" "$sites" algorithms.native)" = 20 ] ||
     hr_fail "the counts' MPI_Alltoall did not run MPI's algorithm on all 20 calls: $(cat "$r")"
+
+# the same two sites with no exploration budget (HRELAY_EXPLORE_BUDGET=0): the data site's
+# calls run MPI's algorithm while a family waits for the budget, each starting a run of
+# unchecked calls that ends where the budget would allow it; the counts' call right after such
+# a call must start no run of its own (its run would cover the waiting data site's next calls),
+# checked on HRELAY_VERBOSE=2's lines (one per agreed call, one per run); at least one such
+# pair must occur
+hr_run 4 HRELAY_EXPLORE_BUDGET=0 HRELAY_VERBOSE=2 -- ./tests/mpi/drift --seed 5 --calls 40 \
+    --mode counts --max 200000 >"$HR_TMP/out" 2>"$HR_TMP/err" ||
+    hr_fail "drift counts, no budget: $(cat "$HR_TMP/out" "$HR_TMP/err")"
+grep -q '^drift: ok$' "$HR_TMP/out" || hr_fail "drift counts, no budget: $(cat "$HR_TMP/out")"
+python3 - "$HR_TMP/err" <<'PY' || hr_fail "a tiny call's run after a waiting call: $(cat "$HR_TMP/err")"
+import sys
+events, why = [], ""
+for line in open(sys.argv[1]):
+    if line.startswith("hrelay: before gathering"):
+        why = line
+    elif line.startswith("hrelay: MPI_Alltoallv on"):
+        events.append({"data": True, "waiting": "waits for the budget" in why, "run": False})
+    elif line.startswith("hrelay: MPI_Alltoall on"):
+        events.append({"data": False, "waiting": False, "run": False})
+    elif " calls run MPI's algorithm unchecked" in line and events:
+        events[-1]["run"] = True
+pairs = [(a, b) for a, b in zip(events, events[1:]) if a["data"] and a["waiting"] and not b["data"]]
+if not pairs:
+    sys.exit("no data call waited for the budget before a counts call")
+bad = sum(b["run"] for a, b in pairs)
+if bad:
+    sys.exit(f"{bad} of {len(pairs)} counts calls after a waiting data call started a run")
+PY
 
 # no plan can win (every plan step modeled at half a second): every call native, nothing
 # gathered or planned, and the report counts the calls decided before gathering
