@@ -50,13 +50,13 @@ typedef struct shim_prev {
  * a collective call on the communicator touches it (MPI forbids concurrent collectives on one
  * communicator), so it needs no lock. */
 typedef struct shim_comm {
-    MPI_Comm comm;  /* the user's communicator: hrelay's collectives that carry no
-                              user data and no pattern (record creation, topology, the
-                              agreement) run on it, in the order of the user's calls */
+    MPI_Comm comm;  /* the user's communicator: hrelay's collectives that carry no user
+                       data and no pattern (record creation, topology, the agreement) run on
+                       it, in the order of the user's calls */
     MPI_Comm priv;  /* private duplicate (errors return) for the gathers and plans;
-                              MPI_COMM_NULL until shim_comm_private makes it */
-    int no_private; /* agreed: shim_comm_private declined; every call runs MPI's
-                              algorithm unchecked */
+                       MPI_COMM_NULL until shim_comm_private makes it */
+    int no_private; /* agreed: shim_comm_private declined; every call runs MPI's algorithm
+                       unchecked */
     int p, rank;
     int request;           /* hrelay_set_algorithm's request, or SHIM_REQUEST_ENV */
     int last;              /* plan_algo of the family that ran the last call; -1 before any */

@@ -142,7 +142,7 @@ hr_run 4 HRELAY_EXPLORE_BUDGET=0 HRELAY_VERBOSE=2 -- ./tests/mpi/drift --seed 5 
     --mode counts --max 200000 >"$HR_TMP/out" 2>"$HR_TMP/err" ||
     hr_fail "drift counts, no budget: $(cat "$HR_TMP/out" "$HR_TMP/err")"
 grep -q '^drift: ok$' "$HR_TMP/out" || hr_fail "drift counts, no budget: $(cat "$HR_TMP/out")"
-python3 - "$HR_TMP/err" <<'PY' || hr_fail "a tiny call's run after a waiting call: $(cat "$HR_TMP/err")"
+python3 - "$HR_TMP/err" <<'PY' || hr_fail "a tiny run after a waiting call: $(cat "$HR_TMP/err")"
 import sys
 events, why = [], ""
 for line in open(sys.argv[1]):
