@@ -6,7 +6,9 @@
  *     accounting, no communication of hrelay's own. Such a run lasts 8 calls at first (after
  *     the same call twice, long enough for the agreement to cost a 128th of it, and 64 calls
  *     for a call too small to explore after the same call or one alike) and doubles up to
- *     HRELAY_RECHECK, so tiny repeated exchanges pay almost nothing.
+ *     HRELAY_RECHECK, so tiny repeated exchanges pay almost nothing. An MPI_Alltoall too small
+ *     to explore by its bytes (the same on every rank) runs so at once, without a run, once one
+ *     was agreed on the communicator (tiny_alltoall).
  *   Agreed: every rank validates its arguments (describe.c, validate.c: MPICH's checks, in its
  *     order), matches its part of the pattern against the cache, prepares the cached plan's
  *     run (run.c; before agreeing, so that nothing can fail on one rank after the others
@@ -512,6 +514,40 @@ static void log_forecast(shim_comm *rec, const shim_call *c, const plan_forecast
     (void)c;
 }
 
+/* Whether a is an MPI_Alltoall or MPI_Alltoall_c (one count for every pair). */
+static int alltoall_kind(const shim_args *a)
+{
+    return a->kind == SHIM_ALLTOALL || a->kind == SHIM_ALLTOALL_C;
+}
+
+/* Whether call a on rec, an MPI_Alltoall(_c) under auto, runs MPI's algorithm unchecked
+ * without agreement: an MPI_Alltoall on rec was agreed too small to explore by its bytes
+ * (rec->tiny_alltoall) and a's busiest rank's bytes, the same on every rank (MPI requires the
+ * bytes of every pair to match: one count, one type), are under SHIM_EXPLORE_MIN_BYTES too. An
+ * erroneous call (counts or types that differ between ranks) gets MPI's own behaviour, as any
+ * unchecked call; the communicator's first such call is agreed, so its errors are hrelay's. */
+static int tiny_alltoall(const shim_args *a, const shim_comm *rec, int request)
+{
+    if (!rec->tiny_alltoall || request != SHIM_AUTO || shim_g.cfg.recheck == 0 || !alltoall_kind(a))
+        return 0;
+    int inplace = a->sendbuf == MPI_IN_PLACE;
+    MPI_Datatype type = inplace ? a->rtype : a->stype;
+    MPI_Count count = inplace ? a->rcount : a->scount, size = 0;
+    const exec_type *memo = &rec->type_memo[inplace];
+    if (memo->size > 0 && memo->type == type)
+        size = memo->size;
+    else if (shim_check_type(type, shim_g.self) != MPI_SUCCESS ||
+             PMPI_Type_size_c(type, &size) != MPI_SUCCESS)
+        return 0;
+    if (count < 0 || size < 0)
+        return 0;
+    /* plan_summary_bound of the call: every rank sends and receives count * size bytes to
+     * and from each other rank */
+    unsigned __int128 load = (unsigned __int128)count * (uint64_t)size * (uint64_t)(rec->p - 1) *
+                             (shim_g.cfg.duplex == PLAN_DUPLEX_HALF ? 2u : 1u);
+    return load < SHIM_EXPLORE_MIN_BYTES;
+}
+
 /* A new pattern that runs MPI's algorithm without gathering (forecast fc): the call, its times
  * for the next agreement, accounting. */
 static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
@@ -528,7 +564,9 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
      * starts no run: its run would swallow the waiting candidate's next call, which the
      * waiting call's own run ends at (a sample sort's MPI_Alltoall of counts before each
      * MPI_Alltoallv of data: on 8 emulated hosts x 2 ranks the counts' runs kept the data site
-     * from exploring for 12 of 30 iterations); the next such call starts runs again */
+     * from exploring for 12 of 30 iterations, before such an MPI_Alltoall stopped agreeing
+     * after its first call; counts sent by MPI_Alltoallv still agree); the next such call
+     * starts runs again */
     int hold = fc->tiny && rec->prev.waited;
     shim_run_free(&c->run);
     c->run = (shim_run){.slot = -1, .algo = PLAN_ALGO_NATIVE};
@@ -581,6 +619,8 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
                    : 0;
     if (!hold)
         update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait_ps : 0, floor_len);
+    if (fc->bound < SHIM_EXPLORE_MIN_BYTES && alltoall_kind(c->a))
+        rec->tiny_alltoall = 1; /* every rank called MPI_Alltoall(_c): MPI matches them */
     return MPI_SUCCESS;
 }
 
@@ -736,7 +776,7 @@ int shim_alltoall_any(const shim_args *a)
         rec->calls++;
         if (request == PLAN_ALGO_NATIVE || rec->no_private) {
             rc = run_unchecked(a, rec, site, 0);
-        } else if (rec->calls <= rec->quiet_until) {
+        } else if (rec->calls <= rec->quiet_until || tiny_alltoall(a, rec, request)) {
             rc = run_unchecked(a, rec, site, 1);
         } else {
             shim_call c = {.a = a, .rec = rec, .site = site, .request = request};

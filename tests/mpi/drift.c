@@ -3,10 +3,11 @@
  * ran (hrelay_last_algorithm, found with dlsym) gathered on rank 0, which checks that every rank
  * ran the same family on every call. tests/mpi/drift.sh runs it under different settings.
  *
- * Usage: drift [--calls N] [--seed S] [--max INTS] [--mode random|sweep|jitter|counts]
+ * Usage: drift [--calls N] [--seed S] [--max INTS] [--mode random|sweep|jitter|counts|counts-v]
  *   random  every pair's count uniform in [0, INTS] (default 2000), new every call
  *   counts  as random, each call preceded by an MPI_Alltoall of the counts (one int per pair,
  *           from another line: a sample sort's two sites), whose result is checked
+ *   counts-v  the same with the counts sent by an MPI_Alltoallv of one int per pair
  *   sweep   BFS-like levels: the counts of call k are about INTS * 4^-|k mod 12 - 6| per pair
  *           (a sweep down to a few ints and back), each pair jittered by up to 30 %
  *   jitter  every pair's count INTS jittered by up to 30 %, new every call (particles)
@@ -50,13 +51,20 @@ static int count(const char *mode, uint64_t seed, int k, int i, int j, int max)
     return (int)(h % (uint64_t)(max + 1));
 }
 
-/* The receive counts rc (p) as an application learns them: an MPI_Alltoall of the send counts
- * sc (intercepted), checked against what rc already holds. */
-static void exchange_counts(const int *sc, const int *rc, int p, int me, int k)
+/* The receive counts rc (p) as an application learns them: an MPI_Alltoall (or, alltoallv, an
+ * MPI_Alltoallv of one int per pair) of the send counts sc (intercepted), checked against what
+ * rc already holds. */
+static void exchange_counts(const int *sc, const int *rc, int p, int me, int k, int alltoallv)
 {
-    int *got = malloc(sizeof(int) * (size_t)p);
-    if (MPI_Alltoall(sc, 1, MPI_INT, got, 1, MPI_INT, MPI_COMM_WORLD) != MPI_SUCCESS ||
-        memcmp(got, rc, sizeof(int) * (size_t)p)) {
+    int *got = malloc(3 * sizeof(int) * (size_t)p), *one = got + p, *at = one + p;
+    for (int j = 0; j < p; j++) {
+        one[j] = 1;
+        at[j] = j;
+    }
+    int rc_mpi = alltoallv
+                     ? MPI_Alltoallv(sc, one, at, MPI_INT, got, one, at, MPI_INT, MPI_COMM_WORLD)
+                     : MPI_Alltoall(sc, 1, MPI_INT, got, 1, MPI_INT, MPI_COMM_WORLD);
+    if (rc_mpi != MPI_SUCCESS || memcmp(got, rc, sizeof(int) * (size_t)p)) {
         fprintf(stderr, "drift: rank %d: the counts' MPI_Alltoall of call %d differs\n", me, k);
         failures++;
     }
@@ -75,8 +83,8 @@ static void exchange(const char *mode, uint64_t seed, int k, int max)
         sc[j] = count(mode, seed, k, me, j, max);
         rc[j] = count(mode, seed, k, j, me, max);
     }
-    if (!strcmp(mode, "counts"))
-        exchange_counts(sc, rc, p, me, k);
+    if (!strncmp(mode, "counts", 6))
+        exchange_counts(sc, rc, p, me, k, !strcmp(mode, "counts-v"));
     for (int j = 0; j < p; j++) {
         sd[j] = (int)st;
         rd[j] = (int)rt;

@@ -123,7 +123,9 @@ done
 # pair, too small to explore) before each MPI_Alltoallv of the data, under a calibration where
 # plans win: the tiny site's calls must not start runs of unchecked calls that cover the data
 # site's (a run counts the communicator's calls, whatever their site), so the data site
-# plans; the counts' site runs MPI's algorithm on all its calls
+# plans; the counts' site runs MPI's algorithm on all its calls, and agrees on its first call
+# only (an MPI_Alltoall agreed too small to explore by its bytes: the later ones as small,
+# which every rank knows from its own arguments, run unchecked at once)
 ran=$(run_drift 4 HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_EXPLORE_BUDGET=100 \
     HRELAY_REPORT="$r" -- ./tests/mpi/drift --seed 5 --calls 20 --mode counts --max 20000)
 printf '%s\n' $ran | grep -qv '^native$' ||
@@ -131,27 +133,31 @@ printf '%s\n' $ran | grep -qv '^native$' ||
 sites=$(grep -o '"site": "drift.c:[0-9]* exchange_counts"' "$r" | sed 's/"site": "//; s/"$//')
 [ "$(field "$r" "$sites" algorithms.native)" = 20 ] ||
     hr_fail "the counts' MPI_Alltoall did not run MPI's algorithm on all 20 calls: $(cat "$r")"
+[ "$(field "$r" "$sites" decided_before_gather)" = 1 ] &&
+    [ "$(field "$r" "$sites" unchecked)" = 19 ] ||
+    hr_fail "the counts' MPI_Alltoall: expected 1 agreed and 19 unchecked calls: $(cat "$r")"
 
-# the same two sites with no exploration budget (HRELAY_EXPLORE_BUDGET=0): the data site's
+# the same two sites with the counts sent by an MPI_Alltoallv of one int per pair (agreed as
+# any MPI_Alltoallv) and no exploration budget (HRELAY_EXPLORE_BUDGET=0): the data site's
 # calls run MPI's algorithm while a family waits for the budget, each starting a run of
 # unchecked calls that ends where the budget would allow it; the counts' call right after such
 # a call must start no run of its own (its run would cover the waiting data site's next calls),
-# checked on HRELAY_VERBOSE=2's lines (one per agreed call, one per run); at least one such
-# pair must occur
+# checked on HRELAY_VERBOSE=2's lines (one per agreed call, one per run; a counts' call sends
+# 4 ints); at least one such pair must occur
 hr_run 4 HRELAY_EXPLORE_BUDGET=0 HRELAY_VERBOSE=2 -- ./tests/mpi/drift --seed 5 --calls 40 \
-    --mode counts --max 200000 >"$HR_TMP/out" 2>"$HR_TMP/err" ||
+    --mode counts-v --max 200000 >"$HR_TMP/out" 2>"$HR_TMP/err" ||
     hr_fail "drift counts, no budget: $(cat "$HR_TMP/out" "$HR_TMP/err")"
 grep -q '^drift: ok$' "$HR_TMP/out" || hr_fail "drift counts, no budget: $(cat "$HR_TMP/out")"
 python3 - "$HR_TMP/err" <<'PY' || hr_fail "a tiny run after a waiting call: $(cat "$HR_TMP/err")"
-import sys
+import re, sys
 events, why = [], ""
 for line in open(sys.argv[1]):
     if line.startswith("hrelay: before gathering"):
         why = line
     elif line.startswith("hrelay: MPI_Alltoallv on"):
-        events.append({"data": True, "waiting": "waits for the budget" in why, "run": False})
-    elif line.startswith("hrelay: MPI_Alltoall on"):
-        events.append({"data": False, "waiting": False, "run": False})
+        data = re.search(r" (\d+) bytes sent", line).group(1) != "16"
+        events.append({"data": data, "waiting": data and "waits for the budget" in why,
+                       "run": False})
     elif " calls run MPI's algorithm unchecked" in line and events:
         events[-1]["run"] = True
 pairs = [(a, b) for a, b in zip(events, events[1:]) if a["data"] and a["waiting"] and not b["data"]]
