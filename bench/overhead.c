@@ -7,11 +7,13 @@
  * call: hrelay decides it before gathering, and where no plan can win runs MPI's algorithm),
  * through the shim and directly. With --new-comm also what a new communicator costs: each call
  * is MPI_Comm_dup of MPI_COMM_WORLD, one MPI_Alltoall of --bytes per pair on it (through the
- * shim: hrelay creates the communicator's record; or directly) and MPI_Comm_free. Run it under
+ * shim: hrelay creates the communicator's record; or directly) and MPI_Comm_free. With
+ * --comms N the calls go to N duplicates of MPI_COMM_WORLD in turn (call i to duplicate i mod N),
+ * as a 2-D FFT's transposes alternate between its row and column communicators. Run it under
  * libhrelay.so with 2 ranks on one node (more ranks than cores measure the scheduler):
  * `make overhead` (OVERHEAD_ARGS="--drift --new-comm") or
  *   hrelay-run -n 2 bench/overhead [--bytes 8] [--calls 2000] [--blocks 41] [--drift]
- *                                  [--new-comm]
+ *                                  [--new-comm] [--comms 1]
  * (HRELAY_RECHECK=0 agrees on every call: no unchecked runs). Without libhrelay.so preloaded
  * both columns measure the MPI library (ratio about 1). */
 #include <dlfcn.h>
@@ -24,10 +26,12 @@
 
 /* Drifting count vectors kept (a call takes vector `call mod DRIFTS`: far more patterns than
  * hrelay's cache holds, and never the previous call's). */
-enum { DRIFTS = 64, VARIANTS = 8 };
+enum { DRIFTS = 64, VARIANTS = 8, COMMS_MAX = 64 };
 
 typedef struct exchange {
     int p, me, bytes;
+    int ncomms;               /* the communicators calls go to in turn */
+    MPI_Comm comm[COMMS_MAX]; /* MPI_COMM_WORLD, or --comms duplicates of it */
     int *counts, *displs;
     int *dsend[DRIFTS], *drecv[DRIFTS]; /* per drifting vector: counts, then displacements */
     char *s, *r;
@@ -73,29 +77,24 @@ static double block(const exchange *x, int variant, int calls)
     double t0 = MPI_Wtime();
     for (int i = 0; i < calls; i++) {
         const int *ds = x->dsend[drift % DRIFTS], *dr = x->drecv[drift % DRIFTS];
+        MPI_Comm comm = x->comm[i % x->ncomms];
         switch (variant) {
         case 0:
             MPI_Alltoallv(x->s, x->counts, x->displs, MPI_BYTE, x->r, x->counts, x->displs,
-                          MPI_BYTE, MPI_COMM_WORLD);
+                          MPI_BYTE, comm);
             break;
         case 1:
             PMPI_Alltoallv(x->s, x->counts, x->displs, MPI_BYTE, x->r, x->counts, x->displs,
-                           MPI_BYTE, MPI_COMM_WORLD);
+                           MPI_BYTE, comm);
             break;
-        case 2:
-            MPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, MPI_COMM_WORLD);
-            break;
-        case 3:
-            PMPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, MPI_COMM_WORLD);
-            break;
+        case 2: MPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, comm); break;
+        case 3: PMPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, comm); break;
         case 4:
-            MPI_Alltoallv(x->s, ds, ds + x->p, MPI_BYTE, x->r, dr, dr + x->p, MPI_BYTE,
-                          MPI_COMM_WORLD);
+            MPI_Alltoallv(x->s, ds, ds + x->p, MPI_BYTE, x->r, dr, dr + x->p, MPI_BYTE, comm);
             drift++;
             break;
         case 5:
-            PMPI_Alltoallv(x->s, ds, ds + x->p, MPI_BYTE, x->r, dr, dr + x->p, MPI_BYTE,
-                           MPI_COMM_WORLD);
+            PMPI_Alltoallv(x->s, ds, ds + x->p, MPI_BYTE, x->r, dr, dr + x->p, MPI_BYTE, comm);
             drift++;
             break;
         default: {
@@ -118,7 +117,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank, calls = 2000, blocks = 41, drifting = 0, new_comm = 0;
-    exchange x = {.bytes = 8};
+    exchange x = {.bytes = 8, .ncomms = 1};
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &x.p);
     x.me = rank;
@@ -133,21 +132,30 @@ int main(int argc, char **argv)
             drifting = 1;
         else if (!strcmp(argv[i], "--new-comm"))
             new_comm = 1;
+        else if (!strcmp(argv[i], "--comms") && i + 1 < argc)
+            x.ncomms = atoi(argv[++i]);
         else {
             if (rank == 0)
                 fprintf(strcmp(argv[i], "--help") ? stderr : stdout,
                         "usage: overhead [--bytes N] [--calls N] [--blocks N] [--drift] "
-                        "[--new-comm]\n");
+                        "[--new-comm] [--comms N (1 - %d)]\n",
+                        COMMS_MAX);
             MPI_Finalize();
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
     }
-    if (x.bytes < 1 || calls < 1 || blocks < 1) {
+    if (x.bytes < 1 || calls < 1 || blocks < 1 || x.ncomms < 1 || x.ncomms > COMMS_MAX) {
         if (rank == 0)
-            fprintf(stderr, "overhead: --bytes, --calls and --blocks must be positive\n");
+            fprintf(stderr,
+                    "overhead: --bytes, --calls and --blocks must be positive, --comms "
+                    "within 1 - %d\n",
+                    COMMS_MAX);
         MPI_Finalize();
         return 2;
     }
+    x.comm[0] = MPI_COMM_WORLD;
+    for (int k = 0; x.ncomms > 1 && k < x.ncomms; k++)
+        MPI_Comm_dup(MPI_COMM_WORLD, &x.comm[k]);
     x.counts = malloc(2 * sizeof(int) * (size_t)x.p);
     x.displs = x.counts + x.p;
     for (int j = 0; j < x.p; j++) {
@@ -179,12 +187,12 @@ int main(int argc, char **argv)
         }
     const char *(*last)(MPI_Comm) =
         (const char *(*)(MPI_Comm))(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_last_algorithm");
-    const char *ran = last ? last(MPI_COMM_WORLD) : NULL;
+    const char *ran = last ? last(x.comm[0]) : NULL;
     if (rank == 0) {
-        printf("overhead: %d ranks, %d bytes per pair, %d blocks of %d calls, alternating "
-               "(median per call; hrelay %s, its last call ran %s)\n",
-               x.p, x.bytes, blocks, calls, last ? "preloaded" : "NOT preloaded",
-               ran ? ran : "-");
+        printf("overhead: %d ranks, %d bytes per pair, %d blocks of %d calls, alternating, "
+               "%d communicator%s in turn (median per call; hrelay %s, its last call ran %s)\n",
+               x.p, x.bytes, blocks, calls, x.ncomms, x.ncomms > 1 ? "s" : "",
+               last ? "preloaded" : "NOT preloaded", ran ? ran : "-");
         const char *names[VARIANTS / 2] = {"MPI_Alltoallv", "MPI_Alltoall", "drifting",
                                            "new comm"};
         for (int k = 0; k < npairs; k++) {
@@ -201,6 +209,8 @@ int main(int argc, char **argv)
     free(x.counts);
     free(x.s);
     free(x.r);
+    for (int k = 0; x.ncomms > 1 && k < x.ncomms; k++)
+        MPI_Comm_free(&x.comm[k]);
     MPI_Finalize();
     return 0;
 }

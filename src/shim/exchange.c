@@ -55,7 +55,7 @@ enum {
                          counts (cold, its agreement tends to be slower: a longer run) */
 };
 
-SHIM_TLS shim_thread shim_this_thread = {.comm = MPI_COMM_NULL};
+SHIM_TLS shim_thread shim_this_thread;
 
 /* Applies the agreed time of the previous agreed call to its slot's choice (a plan's whole
  * call against MPI's exchange alone: what an unchecked native call costs). */
@@ -741,23 +741,31 @@ static int run_agreed(shim_call *c, uint64_t t0)
 
 /* The record of an intracommunicator comm, created on first use (collective), or NULL for an
  * intercommunicator or when it cannot be created. A communicator with a record is an
- * intracommunicator, so the common case is one attribute lookup. */
+ * intracommunicator, so the common case is one attribute lookup, and none for the thread's
+ * last few communicators (shim_thread). */
 static shim_comm *record_of(MPI_Comm comm)
 {
     shim_thread *t = &shim_this_thread;
-    unsigned epoch = shim_comm_epoch();
-    if (comm == t->comm && epoch == t->epoch)
-        return t->rec;
-    shim_comm *rec = NULL;
+    shim_comm *rec = shim_thread_find(t, comm);
+    if (rec)
+        return rec;
     int flag = 0, inter = 0;
     if (PMPI_Comm_get_attr(comm, shim_g.keyval, &rec, &flag) != MPI_SUCCESS || !flag) {
         if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
             return NULL;
         if (!(rec = shim_comm_get(comm)))
             return NULL;
-        epoch = shim_comm_epoch();
     }
-    *t = (shim_thread){.depth = t->depth, .comm = comm, .rec = rec, .epoch = epoch};
+    unsigned epoch = shim_comm_epoch();
+    if (epoch != t->epoch) { /* a record was deleted: forget every entry */
+        memset(t->rec, 0, sizeof t->rec);
+        t->epoch = epoch;
+        t->next = t->last = 0;
+    }
+    t->comm[t->next] = comm;
+    t->rec[t->next] = rec;
+    t->last = t->next;
+    t->next = (t->next + 1) % SHIM_THREAD_COMMS;
     return rec;
 }
 

@@ -21,15 +21,38 @@
 /* Unchecked calls: time and bytes measured on one in this many per site (exchange.c). */
 enum { SHIM_SAMPLE = 16 };
 
+/* Communicators a thread remembers with their records: a 2-D FFT's transposes alternate
+ * between two, a code's phases may use a few more. */
+enum { SHIM_THREAD_COMMS = 4 };
+
 /* What a thread knows between its intercepted calls (exchange.c owns it). */
 typedef struct shim_thread {
     int depth;      /* intercepted calls in progress: a nested call (from inside hrelay or
                        MPI) passes through */
-    MPI_Comm comm;  /* the last communicator with a record, MPI_COMM_NULL before any */
-    shim_comm *rec; /* and its record (NULL before any), valid while shim_comm_epoch is */
-    unsigned epoch; /* this (a record's deletion moves it, so a freed communicator's handle
-                       reused for a new one is never mistaken for the old one) */
+    unsigned epoch; /* shim_comm_epoch when the entries below were valid (a record's deletion
+                       moves it, so a freed communicator's handle reused for a new one is never
+                       mistaken for the old one) */
+    int next;       /* the entry the next communicator takes (round robin) */
+    int last;       /* the entry of the last call's communicator */
+    MPI_Comm comm[SHIM_THREAD_COMMS];  /* the last communicators with a record */
+    shim_comm *rec[SHIM_THREAD_COMMS]; /* and their records (NULL: an empty entry) */
 } shim_thread;
+
+/* The record of comm if thread t remembers it (see shim_thread; the last call's entry is looked
+ * at first), else NULL. */
+static inline shim_comm *shim_thread_find(shim_thread *t, MPI_Comm comm)
+{
+    if (shim_comm_epoch() != t->epoch)
+        return NULL;
+    if (t->comm[t->last] == comm && t->rec[t->last])
+        return t->rec[t->last];
+    for (int i = 0; i < SHIM_THREAD_COMMS; i++)
+        if (t->comm[i] == comm && t->rec[i]) {
+            t->last = i;
+            return t->rec[i];
+        }
+    return NULL;
+}
 
 extern SHIM_TLS shim_thread shim_this_thread;
 
@@ -61,15 +84,14 @@ static inline void shim_count_unchecked(shim_comm *rec, shim_site *site, int qui
  * nothing, for every other call (it goes to shim_alltoall_any). */
 static inline int shim_quiet_begin(MPI_Comm comm, uintptr_t caller, shim_quiet *q)
 {
-    /* shim_alltoall_any's checks with record_of's and shim_site_of's cached cases (the
-     * thread's record is NULL until record_of found one, so MPI_COMM_NULL never matches),
-     * then its unchecked branches before its counting; a call run_unchecked would time goes
-     * there */
+    /* shim_alltoall_any's checks with record_of's and shim_site_of's cached cases (an entry
+     * holds a record only once record_of found one, so MPI_COMM_NULL never matches), then its
+     * unchecked branches before its counting; a call run_unchecked would time goes there */
     shim_thread *t = &shim_this_thread;
-    shim_comm *rec = t->rec;
-    if (!shim_g.active || t->depth > 0 || comm != t->comm || !rec ||
-        shim_comm_epoch() != t->epoch || shim_g.cfg.site_depth != 1 ||
-        caller != rec->sites.last_ra)
+    if (!shim_g.active || t->depth > 0 || shim_g.cfg.site_depth != 1)
+        return 0;
+    shim_comm *rec = shim_thread_find(t, comm);
+    if (!rec || caller != rec->sites.last_ra)
         return 0;
     shim_site *site = &rec->sites.site[rec->sites.last_site];
     int request = rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;

@@ -6,6 +6,13 @@
  *                       pair on each (checked); rank 0 prints
  *                       "communicators N direct D native M other O bad B"
  *   comms cycle K BYTES the same on K duplicates, each freed after its calls
+ *   comms turns K ROUNDS BYTES
+ *                       K communicators alive at once (more than a thread remembers), every
+ *                       round two checked MPI_Alltoallv on each in turn; after each round one is
+ *                       freed and replaced by one of the other size (a duplicate of
+ *                       MPI_COMM_WORLD, or its ranks but the last), which MPICH gives the freed
+ *                       handle: a record kept for the old one would run the call on the wrong
+ *                       ranks; rank 0 prints "turns K rounds R bad B"
  *
  * D, M and O count communicators whose last call ran direct, MPI's algorithm, or anything else
  * (hrelay_last_algorithm, found with dlsym; all "other" without hrelay). B counts wrong bytes and
@@ -54,12 +61,82 @@ static long exchange(MPI_Comm comm, int p, int rank, int bytes, unsigned char *s
     return bad;
 }
 
+/* Communicator k of `turns` (see the file comment): a duplicate of MPI_COMM_WORLD where k + kind
+ * is even, else its ranks but the last (MPI_COMM_NULL on that one; a duplicate on 1 rank). */
+static MPI_Comm turn_comm(int k, int kind)
+{
+    int p, rank;
+    MPI_Comm c;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if ((k + kind) % 2 == 0 || p < 2)
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+    else
+        MPI_Comm_split(MPI_COMM_WORLD, rank < p - 1 ? 0 : MPI_UNDEFINED, rank, &c);
+    return c;
+}
+
+/* comms turns K ROUNDS BYTES (see the file comment). */
+static int turns(int k, int rounds, int bytes)
+{
+    int p, rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    size_t most = (size_t)(bytes + 2) * (size_t)p;
+    unsigned char *sbuf = malloc(most), *rbuf = malloc(most);
+    int *counts = malloc(4 * (size_t)p * sizeof *counts);
+    MPI_Comm *c = malloc((size_t)k * sizeof *c);
+    int *kind = calloc((size_t)k, sizeof *kind);
+    if (!sbuf || !rbuf || !counts || !c || !kind) {
+        fprintf(stderr, "comms: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    for (int i = 0; i < k; i++)
+        c[i] = turn_comm(i, 0);
+    long bad = 0;
+    for (int r = 0; r < rounds; r++) {
+        for (int i = 0; i < k; i++) {
+            if (c[i] == MPI_COMM_NULL)
+                continue;
+            int n, me;
+            MPI_Comm_size(c[i], &n);
+            MPI_Comm_rank(c[i], &me);
+            bad += exchange(c[i], n, me, bytes, sbuf, rbuf, counts, counts + n, counts + 2 * n,
+                            counts + 3 * n);
+        }
+        int i = r % k;
+        if (c[i] != MPI_COMM_NULL)
+            MPI_Comm_free(&c[i]);
+        kind[i] ^= 1;
+        c[i] = turn_comm(i, kind[i]);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("turns %d rounds %d bad %ld\n", k, rounds, bad);
+    for (int i = 0; i < k; i++)
+        if (c[i] != MPI_COMM_NULL)
+            MPI_Comm_free(&c[i]);
+    free(kind);
+    free(c);
+    free(counts);
+    free(sbuf);
+    free(rbuf);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int hold = argc == 3 && strcmp(argv[1], "hold") == 0;
     int cycle = argc == 4 && strcmp(argv[1], "cycle") == 0;
+    if (argc == 5 && strcmp(argv[1], "turns") == 0 && atoi(argv[2]) > 0 && atoi(argv[3]) > 0) {
+        MPI_Init(&argc, &argv);
+        int rc = turns(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+        MPI_Finalize();
+        return rc;
+    }
     if (!hold && !cycle) {
-        fprintf(stderr, "usage: comms hold BYTES | comms cycle K BYTES\n");
+        fprintf(stderr, "usage: comms hold BYTES | comms cycle K BYTES | comms turns K ROUNDS "
+                        "BYTES\n");
         return 2;
     }
     int limit = cycle ? atoi(argv[2]) : 1 << 20, bytes = atoi(argv[argc - 1]);

@@ -5,7 +5,8 @@
 # many communicators under hrelay as without it but one (hrelay's duplicate of MPI_COMM_SELF);
 # with plans forced, the first 128 plan, the others run MPI's algorithm with one warning, and the
 # program loses at most 128 communicators; communicators freed give their duplicates back. The
-# report's communicators count the duplicates made (private) and refused (declined).
+# report's communicators count the duplicates made (private) and refused (declined). Then
+# communicators in turn, freed and replaced (handles reused): every byte right.
 . "${srcdir:-.}/tests/mpi/common.sh"
 out=$HR_TMP/out
 err=$HR_TMP/err
@@ -72,4 +73,15 @@ comms hr_run 3 HRELAY_ALGO=direct -- cycle 300 256
 comms hr_run 4 HRELAY_ALGO=node-direct HRELAY_NODE_SIZE=2 -- cycle 200 256
 [ "$other" = 200 ] || hr_fail "node-direct, freed: $other of 200 communicators ran node-direct"
 [ "$(warnings)" = 0 ] || hr_fail "node-direct, freed: a communicator was refused its duplicate"
+# more communicators called in turn than a thread remembers with their records (4), one freed
+# after each round and replaced by one of the other size, which takes the freed handle: every
+# byte right, with tiny exchanges under auto (the unchecked path) and with plans forced
+for run in "3 auto 16" "4 auto 16" "3 direct 64"; do
+    # shellcheck disable=SC2086 # ranks, algorithm, bytes
+    set -- $run
+    hr_run "$1" HRELAY_ALGO="$2" -- ./tests/mpi/comms turns 6 24 "$3" >"$out" 2>"$err" ||
+        hr_fail "comms turns on $1 ranks, $2: $(cat "$out" "$err")"
+    grep -q '^turns 6 rounds 24 bad 0$' "$out" ||
+        hr_fail "comms turns on $1 ranks, $2: $(cat "$out" "$err")"
+done
 exit 0
