@@ -17,7 +17,10 @@ SHIM_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype se
 {
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
     shim_quiet q;
-    if (shim_quiet_begin(comm, caller, &q)) {
+    shim_pair pair = {.count = sendbuf == MPI_IN_PLACE ? recvcount : sendcount,
+                      .type = sendbuf == MPI_IN_PLACE ? recvtype : sendtype,
+                      .recv = sendbuf == MPI_IN_PLACE};
+    if (shim_quiet_begin(comm, caller, pair, &q)) {
         int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
         return shim_quiet_end(&q, rc);
     }
@@ -35,7 +38,7 @@ SHIM_EXPORT int MPI_Alltoallv(const void *sendbuf, const int sendcounts[], const
 {
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
     shim_quiet q;
-    if (shim_quiet_begin(comm, caller, &q)) {
+    if (shim_quiet_begin(comm, caller, (shim_pair){.count = -1}, &q)) {
         int rc = PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                 rdispls, recvtype, comm);
         return shim_quiet_end(&q, rc);
@@ -55,7 +58,10 @@ SHIM_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 {
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
     shim_quiet q;
-    if (shim_quiet_begin(comm, caller, &q)) {
+    shim_pair pair = {.count = sendbuf == MPI_IN_PLACE ? recvcount : sendcount,
+                      .type = sendbuf == MPI_IN_PLACE ? recvtype : sendtype,
+                      .recv = sendbuf == MPI_IN_PLACE};
+    if (shim_quiet_begin(comm, caller, pair, &q)) {
         int rc = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
         return shim_quiet_end(&q, rc);
     }
@@ -74,7 +80,7 @@ SHIM_EXPORT int MPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[
 {
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
     shim_quiet q;
-    if (shim_quiet_begin(comm, caller, &q)) {
+    if (shim_quiet_begin(comm, caller, (shim_pair){.count = -1}, &q)) {
         int rc = PMPI_Alltoallv_c(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
                                   rdispls, recvtype, comm);
         return shim_quiet_end(&q, rc);

@@ -57,8 +57,10 @@ typedef struct shim_comm {
                        MPI_COMM_NULL until shim_comm_private makes it */
     int no_private; /* agreed: shim_comm_private declined; every call runs MPI's algorithm
                        unchecked */
-    int tiny_alltoall; /* agreed: an MPI_Alltoall(_c) ran MPI's algorithm here, decided too
-                          small to explore by its bytes; later ones as small run unchecked */
+    uint64_t tiny_alltoall; /* agreed: 0, or an MPI_Alltoall(_c) ran MPI's algorithm here,
+                               decided too small to explore by its bytes, and later ones as
+                               small run unchecked: 1 + their most bytes per pair
+                               (shim_tiny_pair_bytes) */
     int p, rank;
     int request;           /* hrelay_set_algorithm's request, or SHIM_REQUEST_ENV */
     int last;              /* plan_algo of the family that ran the last call; -1 before any */

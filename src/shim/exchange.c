@@ -520,32 +520,24 @@ static int alltoall_kind(const shim_args *a)
     return a->kind == SHIM_ALLTOALL || a->kind == SHIM_ALLTOALL_C;
 }
 
-/* Whether call a on rec, an MPI_Alltoall(_c) under auto, runs MPI's algorithm unchecked
- * without agreement: an MPI_Alltoall on rec was agreed too small to explore by its bytes
- * (rec->tiny_alltoall) and a's busiest rank's bytes, the same on every rank (MPI requires the
- * bytes of every pair to match: one count, one type), are under SHIM_EXPLORE_MIN_BYTES too. An
- * erroneous call (counts or types that differ between ranks) gets MPI's own behaviour, as any
- * unchecked call; the communicator's first such call is agreed, so its errors are hrelay's. */
+/* Whether call a on rec runs MPI's algorithm unchecked without agreement as a tiny
+ * MPI_Alltoall (shim_tiny_alltoall). An erroneous call (counts or types that differ between
+ * ranks) gets MPI's own behaviour, as any unchecked call; the communicator's first such call is
+ * agreed, so its errors are hrelay's. */
 static int tiny_alltoall(const shim_args *a, const shim_comm *rec, int request)
 {
-    if (!rec->tiny_alltoall || request != SHIM_AUTO || shim_g.cfg.recheck == 0 || !alltoall_kind(a))
+    if (!rec->tiny_alltoall || !alltoall_kind(a))
         return 0;
     int inplace = a->sendbuf == MPI_IN_PLACE;
     MPI_Datatype type = inplace ? a->rtype : a->stype;
-    MPI_Count count = inplace ? a->rcount : a->scount, size = 0;
+    MPI_Count size = 0;
     const exec_type *memo = &rec->type_memo[inplace];
     if (memo->size > 0 && memo->type == type)
         size = memo->size;
     else if (shim_check_type(type, shim_g.self) != MPI_SUCCESS ||
              PMPI_Type_size_c(type, &size) != MPI_SUCCESS)
         return 0;
-    if (count < 0 || size < 0)
-        return 0;
-    /* plan_summary_bound of the call: every rank sends and receives count * size bytes to
-     * and from each other rank */
-    unsigned __int128 load = (unsigned __int128)count * (uint64_t)size * (uint64_t)(rec->p - 1) *
-                             (shim_g.cfg.duplex == PLAN_DUPLEX_HALF ? 2u : 1u);
-    return load < SHIM_EXPLORE_MIN_BYTES;
+    return shim_tiny_alltoall(rec, request, inplace ? a->rcount : a->scount, size);
 }
 
 /* A new pattern that runs MPI's algorithm without gathering (forecast fc): the call, its times
@@ -620,7 +612,8 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     if (!hold)
         update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait_ps : 0, floor_len);
     if (fc->bound < SHIM_EXPLORE_MIN_BYTES && alltoall_kind(c->a))
-        rec->tiny_alltoall = 1; /* every rank called MPI_Alltoall(_c): MPI matches them */
+        rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p); /* every rank called
+                                                                  MPI_Alltoall(_c) */
     return MPI_SUCCESS;
 }
 

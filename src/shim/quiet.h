@@ -1,6 +1,7 @@
-/* The unchecked path's common case, inlined into the entry points (alltoallv.c): a call on the
- * thread's last communicator, from the line of its last call, in a run of calls left to MPI's
- * algorithm (exchange.c) and not sampled, runs the PMPI function at once with its own
+/* The unchecked path's common case, inlined into the entry points (alltoallv.c): a call on one
+ * of the thread's last communicators, from the line of its last call there, in a run of calls
+ * left to MPI's algorithm (exchange.c) or a tiny MPI_Alltoall after an agreed one
+ * (shim_tiny_alltoall), and not sampled, runs the PMPI function at once with its own
  * arguments. Tiny repeated exchanges take 0.4 - 0.7 us natively; this path costs them about 75
  * instructions, against about 200 through shim_alltoall_any, which decides every other call
  * (and would decide these the same way). */
@@ -11,6 +12,7 @@
 #include <stdint.h>
 
 #include "shim/comm.h"
+#include "shim/history.h"
 #include "shim/site.h"
 #include "shim/state.h"
 
@@ -56,6 +58,37 @@ static inline shim_comm *shim_thread_find(shim_thread *t, MPI_Comm comm)
 
 extern SHIM_TLS shim_thread shim_this_thread;
 
+/* The most bytes per pair of an MPI_Alltoall(_c) on a communicator of p ranks that is too small
+ * to explore: its busiest rank's bytes (plan_summary_bound: every rank sends and receives them
+ * to and from each other rank, the same on every rank, as MPI requires) under
+ * SHIM_EXPLORE_MIN_BYTES. */
+static inline uint64_t shim_tiny_pair_bytes(int p)
+{
+    uint64_t peers = (uint64_t)(p - 1) * (shim_g.cfg.duplex == PLAN_DUPLEX_HALF ? 2u : 1u);
+    return peers ? (SHIM_EXPLORE_MIN_BYTES - 1) / peers : UINT64_MAX - 1;
+}
+
+/* Whether an MPI_Alltoall(_c) of count elements of size bytes per pair on rec runs MPI's
+ * algorithm unchecked without agreement: under auto with re-checks, once rec agreed an
+ * MPI_Alltoall too small to explore by its bytes (rec->tiny_alltoall), where this one is too
+ * (shim_tiny_pair_bytes). */
+static inline int shim_tiny_alltoall(const shim_comm *rec, int request, MPI_Count count,
+                                     MPI_Count size)
+{
+    if (!rec->tiny_alltoall || rec->no_private || request != SHIM_AUTO || shim_g.cfg.recheck == 0 ||
+        count < 0 || size < 0)
+        return 0;
+    return size == 0 || (uint64_t)count <= (rec->tiny_alltoall - 1) / (uint64_t)size;
+}
+
+/* An MPI_Alltoall(_c)'s count and type per pair (the receive side's under MPI_IN_PLACE: recv)
+ * for shim_quiet_begin; count -1 for an MPI_Alltoallv(_c). */
+typedef struct shim_pair {
+    MPI_Count count;
+    MPI_Datatype type;
+    int recv;
+} shim_pair;
+
 /* A call taking the unchecked path's common case, between shim_quiet_begin and shim_quiet_end:
  * its record, its site, and whether it reuses the communicator's decision (else
  * HRELAY_ALGO=native). */
@@ -77,12 +110,15 @@ static inline void shim_count_unchecked(shim_comm *rec, shim_site *site, int qui
     rec->last = PLAN_ALGO_NATIVE;
 }
 
-/* Whether a call on comm from return address caller runs MPI's algorithm unchecked and
- * unsampled, decided as shim_alltoall_any decides it (the same record, the same site, the same
- * run of unchecked calls): then the call is counted on its communicator, *q is filled, and the
- * caller runs the PMPI function and hands its result to shim_quiet_end. Returns 0, changing
- * nothing, for every other call (it goes to shim_alltoall_any). */
-static inline int shim_quiet_begin(MPI_Comm comm, uintptr_t caller, shim_quiet *q)
+/* Whether a call on comm from return address caller (an MPI_Alltoall's: pair) runs MPI's
+ * algorithm unchecked and unsampled, decided as shim_alltoall_any decides it (the same record,
+ * the same site, the same run of unchecked calls, the same shim_tiny_alltoall where the type is
+ * the record's memo of a common one): then the call is counted on its communicator, *q is
+ * filled, and the caller runs the PMPI function and hands its result to shim_quiet_end. Returns
+ * 0, changing nothing, for every other call (it goes to shim_alltoall_any). Inlined always: the
+ * entry points' common case must not pay a call. */
+__attribute__((always_inline)) static inline int shim_quiet_begin(MPI_Comm comm, uintptr_t caller,
+                                                                  shim_pair pair, shim_quiet *q)
 {
     /* shim_alltoall_any's checks with record_of's and shim_site_of's cached cases (an entry
      * holds a record only once record_of found one, so MPI_COMM_NULL never matches), then its
@@ -96,8 +132,14 @@ static inline int shim_quiet_begin(MPI_Comm comm, uintptr_t caller, shim_quiet *
     shim_site *site = &rec->sites.site[rec->sites.last_site];
     int request = rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
     int quiet = request != PLAN_ALGO_NATIVE;
-    if ((quiet && rec->calls >= rec->quiet_until) || site->st.calls % SHIM_SAMPLE == 0)
+    if (site->st.calls % SHIM_SAMPLE == 0)
         return 0;
+    if (quiet && rec->calls >= rec->quiet_until) {
+        const exec_type *m = &rec->type_memo[pair.recv];
+        if (pair.count < 0 || m->size <= 0 || m->type != pair.type ||
+            !shim_tiny_alltoall(rec, request, pair.count, m->size))
+            return 0;
+    }
     rec->calls++;
     t->depth++;
     *q = (shim_quiet){.rec = rec, .site = site, .quiet = quiet};
