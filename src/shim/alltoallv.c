@@ -17,9 +17,7 @@ SHIM_EXPORT int MPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype se
 {
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
     shim_quiet q;
-    shim_pair pair = {.count = sendbuf == MPI_IN_PLACE ? recvcount : sendcount,
-                      .type = sendbuf == MPI_IN_PLACE ? recvtype : sendtype,
-                      .recv = sendbuf == MPI_IN_PLACE};
+    shim_pair pair = SHIM_PAIR_OF(sendbuf, sendcount, sendtype, recvcount, recvtype);
     if (shim_quiet_begin(comm, caller, pair, &q)) {
         int rc = PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
         return shim_quiet_end(&q, rc);
@@ -58,9 +56,7 @@ SHIM_EXPORT int MPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
 {
     uintptr_t caller = (uintptr_t)__builtin_return_address(0);
     shim_quiet q;
-    shim_pair pair = {.count = sendbuf == MPI_IN_PLACE ? recvcount : sendcount,
-                      .type = sendbuf == MPI_IN_PLACE ? recvtype : sendtype,
-                      .recv = sendbuf == MPI_IN_PLACE};
+    shim_pair pair = SHIM_PAIR_OF(sendbuf, sendcount, sendtype, recvcount, recvtype);
     if (shim_quiet_begin(comm, caller, pair, &q)) {
         int rc = PMPI_Alltoall_c(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
         return shim_quiet_end(&q, rc);

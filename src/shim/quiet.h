@@ -89,6 +89,13 @@ typedef struct shim_pair {
     int recv;
 } shim_pair;
 
+/* The shim_pair of an MPI_Alltoall(_c) with these arguments (a macro, not a function: the
+ * entry points pick the count before it widens to MPI_Count, as they did by hand). */
+#define SHIM_PAIR_OF(sendbuf, sendcount, sendtype, recvcount, recvtype)          \
+    ((shim_pair){.count = (sendbuf) == MPI_IN_PLACE ? (recvcount) : (sendcount), \
+                 .type = (sendbuf) == MPI_IN_PLACE ? (recvtype) : (sendtype),    \
+                 .recv = (sendbuf) == MPI_IN_PLACE})
+
 /* A call taking the unchecked path's common case, between shim_quiet_begin and shim_quiet_end:
  * its record, its site, and whether it reuses the communicator's decision (else
  * HRELAY_ALGO=native). */
