@@ -70,6 +70,13 @@ uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, ui
     return k > UINT64_MAX ? UINT64_MAX : (uint64_t)k;
 }
 
+int plan_wait_allows(const plan_budget *b, const plan_wait *w, uint32_t budget_pct)
+{
+    return plan_budget_allows(b, w->pred_ps, budget_pct) ||
+           (plan_budget_pays_back(b, w->pred_ps, w->best_ps, w->est_ps) &&
+            (!w->risk_ps || plan_budget_allows(b, w->risk_ps, PLAN_FORECAST_RISK_PCT)));
+}
+
 uint64_t plan_run_floor(uint64_t agree_ps, uint64_t native_ps)
 {
     if (!agree_ps || !native_ps)
@@ -108,18 +115,34 @@ static uint64_t setup_cost(const plan_forecast *f, uint64_t planning_ps, uint64_
     return plan_learn_apply(sat_add(sat_add(agree_ps, gather_ps), planning_ps), f->ratio_miss);
 }
 
+/* The agreements (as corrected in f) of the 2 in->trials calls that measure a candidate against
+ * MPI's algorithm. */
+static uint64_t measuring_agreements(const plan_forecast_in *in, const plan_forecast *f)
+{
+    unsigned __int128 t = (unsigned __int128)plan_learn_apply(in->agree_ps, f->ratio_hit) * 2u *
+                          in->trials;
+    return t > UINT64_MAX ? UINT64_MAX : (uint64_t)t;
+}
+
+/* Family a's whole set-up for a new pattern, corrected as f's gathers. */
+static uint64_t family_setup(const plan_forecast_in *in, const plan_forecast *f, plan_algo a)
+{
+    return setup_cost(f, plan_summary_planning(in->s, a, in->c), in->agree_ps, gather_of(in, a));
+}
+
 uint64_t plan_forecast_explore_cost(const plan_forecast_in *in, const plan_forecast *f,
                                     plan_algo a, uint64_t est_ps, uint64_t best_ps)
 {
-    uint64_t agree = plan_learn_apply(in->agree_ps, f->ratio_hit);
-    unsigned __int128 calls = (unsigned __int128)agree * 2u * in->trials;
     /* the set-up est_ps spreads over the calls per pattern, all paid by the exploring call */
-    uint64_t miss =
-        setup_cost(f, plan_summary_planning(in->s, a, in->c), in->agree_ps, gather_of(in, a));
-    unsigned __int128 unspread = (unsigned __int128)miss * (f->reuse - 1) / f->reuse;
-    calls += unspread;
+    uint64_t unspread =
+        (uint64_t)((unsigned __int128)family_setup(in, f, a) * (f->reuse - 1) / f->reuse);
     return sat_add(plan_budget_predicted(est_ps, best_ps),
-                   calls > UINT64_MAX ? UINT64_MAX : (uint64_t)calls);
+                   sat_add(measuring_agreements(in, f), unspread));
+}
+
+uint64_t plan_forecast_explore_risk(const plan_forecast_in *in, const plan_forecast *f, plan_algo a)
+{
+    return sat_add(measuring_agreements(in, f), family_setup(in, f, a));
 }
 
 void plan_budget_unchecked(plan_budget *b, uint64_t unchecked)
@@ -289,9 +312,10 @@ static int close_to(uint64_t t, uint64_t best, uint32_t margin_pct)
 /* After the families are estimated, no family wins: the family to measure whose exploring is
  * predicted to cost least (of equal predictions, the lowest estimate: families estimated below
  * native are all predicted at a tenth of it), if that fits the budget or pays for itself
- * (plan_budget_pays_back): one not measured yet within the margin of native, or one measured
- * long ago whatever it was then (a single unlucky measurement must not exclude a family for
- * good). */
+ * (plan_budget_pays_back) with its risk (plan_forecast_explore_risk) within
+ * PLAN_FORECAST_RISK_PCT of the time so far: one not measured yet within the margin of native,
+ * or one measured long ago whatever it was then (a single unlucky measurement must not exclude
+ * a family for good). */
 static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
 {
     const plan_budget *b = in->budget;
@@ -301,17 +325,20 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
             (f->state[a] == PLAN_LEARN_UNKNOWN &&
              !close_to(f->est_ps[a], f->native_ps, in->margin_pct)))
             continue;
-        uint64_t pred = plan_forecast_explore_cost(in, f, (plan_algo)a, f->est_ps[a], f->native_ps);
+        plan_wait w = {
+            .pred_ps = plan_forecast_explore_cost(in, f, (plan_algo)a, f->est_ps[a], f->native_ps),
+            .risk_ps = plan_forecast_explore_risk(in, f, (plan_algo)a),
+            .est_ps = f->est_ps[a],
+            .best_ps = f->native_ps};
+        uint64_t pred = w.pred_ps;
         int better = pred < best_pred ||
                      (pred == best_pred && f->est_ps[a] < f->est_ps[f->explore]);
-        if (better && b &&
-            (plan_budget_allows(b, pred, in->budget_pct) ||
-             plan_budget_pays_back(b, pred, f->native_ps, f->est_ps[a]))) {
+        if (better && b && plan_wait_allows(b, &w, in->budget_pct)) {
             best_pred = pred;
             f->explore = (plan_algo)a;
-        } else if (pred < best_pred) {
+        } else if (pred < best_pred && (!f->waiting || pred < f->wait.pred_ps)) {
             f->waiting = 1;
-            f->wait_ps = f->wait_ps && f->wait_ps < pred ? f->wait_ps : pred;
+            f->wait = w;
         }
     }
 }
@@ -385,7 +412,8 @@ static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t be
             f->plan = f->win = 0;
             f->best_ps = f->native_ps;
             f->waiting = f->settled = 1;
-            f->wait_ps = cost;
+            /* the budget alone: a gather after a futile one does not pay back by estimate */
+            f->wait = (plan_wait){.pred_ps = cost, .est_ps = f->native_ps, .best_ps = f->native_ps};
             f->why = "a plan can win, but the last gathered pattern ran MPI's algorithm: "
                      "gathering waits for the budget";
             return;
@@ -401,7 +429,7 @@ static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t be
 /* No family wins: explore one within the budget, else MPI's algorithm, settled or not. */
 static void decide_no_win(const plan_forecast_in *in, plan_forecast *f)
 {
-    if (in->learn && !f->tiny)
+    if (in->learn && !f->tiny && !f->on_node)
         consider_exploring(in, f);
     if (f->explore != PLAN_ALGO_NATIVE) {
         f->plan = 1u << f->explore;
@@ -421,9 +449,10 @@ static void decide_no_win(const plan_forecast_in *in, plan_forecast *f)
     int costly = (unsigned __int128)agree * 50 > f->native_ps;
     f->settled =
         f->waiting || ((!recent || costly) && (drifting(in) || !would_win_repeated(in, f)));
-    f->why = f->tiny && in->learn ? "too small to try plans"
-             : f->waiting        ? "a family to explore waits for the budget"
-                                 : "no plan can win";
+    f->why = f->on_node             ? "no byte leaves its node: no NIC to schedule"
+             : f->tiny && in->learn ? "too small to try plans"
+             : f->waiting           ? "a family to explore waits for the budget"
+                                    : "no plan can win";
 }
 
 /* Whether some family considered has a correction of its optimistic time within reach of
@@ -450,16 +479,21 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     corrections(in, f->cls, &f->learned);
     native_figures(in, f);
     f->tiny = f->bound < in->explore_min_bytes || f->native_ps < in->explore_min_ps;
+    f->on_node = plan_summary_on_node(in->s);
     if (in->learn && f->native_state == PLAN_LEARN_UNKNOWN) {
         f->measure_native = 1;
-        /* too few bytes to try plans whatever MPI's algorithm measures */
-        f->settled = f->bound < in->explore_min_bytes;
+        /* too few bytes to try plans, or no NIC to schedule, whatever MPI's algorithm
+         * measures */
+        f->settled = f->bound < in->explore_min_bytes || f->on_node;
         f->why = "MPI's algorithm not measured yet at this size";
         return;
     }
     uint64_t best = f->native_ps;
     f->est_ps[PLAN_ALGO_NATIVE] = f->native_ps;
-    if (in->learn && f->tiny && !family_measured(in, f)) {
+    /* nothing crosses a NIC: a plan could only reorder on-node messages, which MPI's
+     * shared-memory transport moves as well (node-direct measured 1.10 - 1.26 x MPI's time on
+     * an FFT's Y -> Z transpose, 8 emulated hosts x 4 ranks) */
+    if (f->on_node || (in->learn && f->tiny && !family_measured(in, f))) {
         /* too small to explore, and no family measured: none can win (decide_no_win gives
          * what estimating every family would give) */
         decide_no_win(in, f);

@@ -24,6 +24,15 @@ enum { PLAN_FORECAST_SAFETY = 10 };
  * so far (plan_budget_pays_back): an estimate is not a measurement. */
 enum { PLAN_FORECAST_PAYBACK_SHARE = 2 };
 
+/* Percent of the time of all calls so far that exploring on an estimated saving
+ * (plan_budget_pays_back) may risk, beyond the budget: the exploring call's whole set-up and
+ * the agreements of the calls that measure the candidate, which are paid whatever it turns out
+ * to save (plan_forecast_explore_risk). Below the promise of at most 5 % over MPI's time, with
+ * a percent left to the agreements of calls that do not explore: on 8 emulated hosts x 4 ranks
+ * at 1 KiB per pair, a gather and the measuring calls' agreements cost about two of MPI's calls,
+ * and a node-direct estimated 18 % faster measured no faster. */
+enum { PLAN_FORECAST_RISK_PCT = 4 };
+
 /* What one call site (or one communicator) keeps across patterns: its corrections, and how
  * many calls it made and how many had a new pattern (what a plan's set-up is spread over).
  * Zero-initialised: nothing seen. */
@@ -47,6 +56,14 @@ typedef struct plan_budget {
     uint64_t explore_ps;     /* exploring calls' excess over the best estimate */
     uint64_t last_native_ps; /* the last measured call of MPI's algorithm */
 } plan_budget;
+
+/* A candidate whose exploring waits for the budget: what exploring it is predicted to cost
+ * beyond the best estimate (plan_forecast_explore_cost), what it risks whatever it saves
+ * (plan_forecast_explore_risk; 0: nothing beyond that, in a gathered pattern's round whose
+ * set-up is paid), its estimate and the best estimate per call. */
+typedef struct plan_wait {
+    uint64_t pred_ps, risk_ps, est_ps, best_ps;
+} plan_wait;
 
 /* What a forecast is made from. */
 typedef struct plan_forecast_in {
@@ -91,6 +108,8 @@ typedef struct plan_forecast {
     int cls;                 /* size class (plan_learn_class of the bound) */
     uint64_t bound;          /* the busiest rank's bytes under the duplex mode */
     int tiny;                /* too small to explore */
+    int on_node;             /* several ranks per node and no byte leaves its node
+                                (plan_summary_on_node): no family is estimated or explored */
     uint64_t reuse;          /* calls expected per pattern at the site */
     uint64_t native_model;   /* plan_summary_native */
     uint64_t native_ps;      /* corrected */
@@ -131,8 +150,7 @@ typedef struct plan_forecast {
                                 repeats, or exploring one waits for the budget: later calls
                                 may run unchecked */
     int waiting;             /* a family worth exploring does not fit the budget yet */
-    uint64_t wait_ps;        /* waiting: what exploring the cheapest such family is predicted
-                                to cost (plan_forecast_explore_cost) */
+    plan_wait wait;          /* waiting: the family predicted to cost least to explore */
     const char *why;         /* the reason, for verbose output */
     plan_learn_view learned; /* the corrections in class cls: per key the site's where it has
                                 samples within reach, else the communicator's */
@@ -141,7 +159,12 @@ typedef struct plan_forecast {
 /* Forecasts the call described by in (see the file comment):
  * - native not measured yet at this size (within PLAN_LEARN_REACH classes): MPI's algorithm,
  *   measured (costs nothing over MPI), settled where the busiest rank moves fewer than
- *   explore_min_bytes (nothing can be explored there whatever it measures);
+ *   explore_min_bytes or no byte leaves its node (nothing can be explored there whatever it
+ *   measures);
+ * - no byte leaves its node (several ranks per node, plan_summary_on_node): MPI's algorithm,
+ *   settled unless a pattern was gathered lately, whatever the models say (no family is
+ *   estimated, explored or gathered for, with learn == 0 too: before gathering MPI's model
+ *   charges on-node bytes at the NIC's rate);
  * - a family wins if its optimistic time with the agreement, the gather and planning spread
  *   over the calls expected per pattern, corrected as measured, beats native by
  *   PLAN_FORECAST_SAFETY percent (a family not measured yet at this size never wins: it is
@@ -154,10 +177,11 @@ typedef struct plan_forecast {
  *   measured only once at this size (the nearest class with samples) is measured again first
  *   (not charged as exploring: it costs nothing over MPI);
  * - else, if not tiny, the family whose exploring is predicted to cost least (the lowest
- *   estimate among equal predictions) is explored (gathered, planned and run) if the budget allows: one not measured yet estimated (by the
- *   largest of native's and the measured families' corrections and PLAN_FORECAST_SAFETY
- *   percent) within margin_pct of native, or one measured long ago (stale) whatever its old
- *   correction says;
+ *   estimate among equal predictions) is explored (gathered, planned and run) if the budget
+ *   allows, or it pays for itself with its risk within PLAN_FORECAST_RISK_PCT
+ *   (plan_wait_allows): one not measured yet estimated (by the largest of native's and the
+ *   measured families' corrections and PLAN_FORECAST_SAFETY percent) within margin_pct of
+ *   native, or one measured long ago (stale) whatever its old correction says;
  * - else MPI's algorithm; settled (later calls may run unchecked) when a family worth
  *   exploring waits for the budget, or unless a family would win once the pattern repeats and
  *   the site's patterns are not known to change every call, or the site gathered a pattern
@@ -182,6 +206,10 @@ uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, ui
  * fits the budget: the exploration spent so far plus this one within budget_pct percent of
  * everything the calls cost. */
 int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct);
+
+/* Whether exploring w may go ahead: pred_ps within budget_pct (plan_budget_allows), or paying
+ * for itself (plan_budget_pays_back) with risk_ps within PLAN_FORECAST_RISK_PCT. */
+int plan_wait_allows(const plan_budget *b, const plan_wait *w, uint32_t budget_pct);
 
 /* How many more calls of MPI's algorithm (at b->last_native_ps each) the communicator must
  * make before exploring a candidate predicted to cost predicted_ps fits the budget
@@ -226,6 +254,13 @@ uint64_t plan_budget_predicted(uint64_t est_ps, uint64_t best_ps);
  * hosts at 64 KiB per rank it took 18.6 ms where MPI's call took 7). */
 uint64_t plan_forecast_explore_cost(const plan_forecast_in *in, const plan_forecast *f,
                                     plan_algo a, uint64_t est_ps, uint64_t best_ps);
+
+/* What exploring family a costs whatever its run turns out to save: the agreements of the
+ * calls that measure it (as in plan_forecast_explore_cost) and the whole of the new pattern's
+ * set-up, which the exploring call pays (est_ps spreads it over the pattern's calls, where an
+ * estimated saving may hide it). */
+uint64_t plan_forecast_explore_risk(const plan_forecast_in *in, const plan_forecast *f,
+                                    plan_algo a);
 
 /* Accounts `unchecked` calls that ran MPI's algorithm unmeasured (at b->last_native_ps). */
 void plan_budget_unchecked(plan_budget *b, uint64_t unchecked);

@@ -117,6 +117,11 @@ int plan_summary_consistent(const plan_summary *s)
     return s->sum[PLAN_SUMMARY_BALANCE] == 0;
 }
 
+int plan_summary_on_node(const plan_summary *s)
+{
+    return s->nodes > 0 && s->nodes < s->p && s->sum[PLAN_SUMMARY_OFF_TOTAL] == 0;
+}
+
 uint64_t plan_summary_bound(const plan_summary *s, plan_duplex duplex)
 {
     return s->max[duplex == PLAN_DUPLEX_HALF ? PLAN_SUMMARY_LOAD_HALF : PLAN_SUMMARY_LOAD_FULL];

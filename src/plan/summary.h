@@ -86,6 +86,11 @@ int plan_summary_of_matrix(plan_summary *s, const plan_matrix *m, const plan_top
  * describes the matrix of the rows exactly. */
 int plan_summary_consistent(const plan_summary *s);
 
+/* Whether the summary's placement holds several ranks on a node (nodes < p) and no byte of the
+ * exchange leaves its node: no NIC carries any of it, so no schedule of NICs can beat MPI's
+ * algorithm, whose on-node messages take the same shared-memory path. */
+int plan_summary_on_node(const plan_summary *s);
+
 /* The lower bound in bytes of the links' duplex mode (plan_matrix_lower_bound). */
 uint64_t plan_summary_bound(const plan_summary *s, plan_duplex duplex);
 

@@ -164,7 +164,9 @@ static uint64_t native_measured(const shim_slot *s)
  * that may plan would start runs that swallow them). wait_ps: the call ran MPI's algorithm while a
  * candidate waits for the budget, which measuring it is predicted to cost; the run then ends when
  * the budget is expected to allow it (at the last measured time of MPI's algorithm per call), not
- * later, and does not lengthen the next. A run lasts at least floor_len calls, which the callers
+ * later, and does not lengthen the next (an estimated saving that pays exploring back is looked
+ * at again only at the agreed call that ends the run: the runs are sized by the budget, not by
+ * an estimate). A run lasts at least floor_len calls, which the callers
  * give only for the same call twice in a row (plan_run_floor), or two calls too small to
  * explore and alike (PLAN_RUN_MAX: on one node an agreement costs two calls of 1 KiB per rank);
  * 0 for none. */
@@ -278,11 +280,13 @@ static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explor
     *best_ps = estimate(best);
     if (ch->settled || (cur.algo == best->algo && cur.variant == best->variant))
         return cur;
-    uint64_t predicted = plan_budget_predicted(estimate(&cur), *best_ps);
-    *waiting = !plan_budget_allows(&rec->budget, predicted, (uint32_t)shim_g.cfg.budget) &&
-               !plan_budget_pays_back(&rec->budget, predicted, *best_ps, estimate(&cur));
+    /* the pattern's set-up is paid: nothing risked beyond the prediction */
+    plan_wait w = {.pred_ps = plan_budget_predicted(estimate(&cur), *best_ps),
+                   .est_ps = estimate(&cur),
+                   .best_ps = *best_ps};
+    *waiting = !plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget);
     if (*waiting) {
-        *wait_ps = predicted;
+        *wait_ps = w.pred_ps;
         return *best;
     }
     *explored = 1;
@@ -505,6 +509,9 @@ static void log_forecast(shim_comm *rec, const shim_call *c, const plan_forecast
             n += (size_t)snprintf(line + n, sizeof line - n, ", %s %.3g ms%s",
                                   plan_algo_name((plan_algo)a), (double)fc->est_ps[a] * 1e-9,
                                   fc->state[a] == PLAN_LEARN_UNKNOWN ? " (not measured)" : "");
+    if (fc->waiting && n < sizeof line)
+        snprintf(line + n, sizeof line - n, "; exploring predicted at %.3g ms, risking %.3g",
+                 (double)fc->wait.pred_ps * 1e-9, (double)fc->wait.risk_ps * 1e-9);
     shim_log(1,
              "before gathering on %d ranks (%llu bytes at most per rank): native %.3g ms "
              "(modeled %.3g)%s; %s: %s",
@@ -610,7 +617,7 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
                                     fc->native_ps)
                    : 0;
     if (!hold)
-        update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait_ps : 0, floor_len);
+        update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait.pred_ps : 0, floor_len);
     if (fc->bound < SHIM_EXPLORE_MIN_BYTES && alltoall_kind(c->a))
         rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p); /* every rank called
                                                                   MPI_Alltoall(_c) */

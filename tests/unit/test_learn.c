@@ -1022,6 +1022,56 @@ START_TEST(forecast_measures_stale_native)
 }
 END_TEST
 
+START_TEST(forecast_explore_risk_waits)
+{
+    /* direct estimated 6 times faster than MPI's algorithm pays exploring back at once, but
+     * where an agreement costs a fifth of MPI's call, what exploring costs whatever direct
+     * saves (the measuring calls' agreements and the gather: about 1.4 calls) must first fit
+     * within 4 % of the time so far: it waits about 35 calls, and explores as soon as that
+     * fits; with agreements a thousandth of a call it explores at once */
+    for (int dear = 1; dear >= 0; dear--) {
+        site s;
+        plan_summary *sum = site_with_pattern(&s, 500, 9);
+        for (int i = 0; i < 100; i++) {
+            plan_history_calls(s.site, i == 0, 0);
+            plan_history_calls(s.comm, i == 0, 0);
+        }
+        s.c.plan_ps = 0;
+        s.in.gather_ps = 0;
+        s.in.trials = 3; /* HRELAY_TUNE's default */
+        plan_forecast f;
+        plan_forecast_make(&s.in, &f);
+        site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls, f.native_model, f.native_model,
+                    0, 0);
+        s.in.agree_ps = dear ? f.native_model / 5 : f.native_model / 1000;
+        plan_forecast_make(&s.in, &f);
+        uint64_t risk = plan_forecast_explore_risk(&s.in, &f, PLAN_ALGO_DIRECT);
+        ck_assert_uint_ge(risk, dear ? f.native_ps * 7 / 5 : f.native_ps * 7 / 1000);
+        int more = 0;
+        while (f.action == PLAN_FORECAST_NATIVE && more < 100) {
+            ck_assert_int_eq(f.waiting, 1);
+            ck_assert(!plan_budget_allows(&s.budget, risk, PLAN_FORECAST_RISK_PCT));
+            plan_budget_cost(&s.budget, f.native_ps, f.native_ps, 0, 0);
+            more++;
+            plan_forecast_make(&s.in, &f);
+        }
+        ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+        ck_assert_int_eq(f.exploring, 1);
+        ck_assert_int_eq(f.explore, PLAN_ALGO_DIRECT);
+        if (dear) {
+            ck_assert(plan_budget_allows(&s.budget, risk, PLAN_FORECAST_RISK_PCT));
+            ck_assert_int_ge(more, 30);
+            ck_assert_int_le(more, 40);
+        } else {
+            ck_assert_int_eq(more, 0);
+        }
+        free(sum->block);
+        free(sum);
+        site_free(&s);
+    }
+}
+END_TEST
+
 START_TEST(forecast_native_single_call_measured_again)
 {
     /* MPI's algorithm's first call at a size took 4 times what it takes later (cold
@@ -1157,6 +1207,29 @@ START_TEST(forecast_node_families)
 }
 END_TEST
 
+/* A site (site_init) with the node-level families, MPI's model with native_pct, its
+ * two-level key (native_variant 1), and no agreement, gather or planning cost. */
+static void node_site_init(site *s, uint32_t native_pct)
+{
+    site_init(s);
+    s->c.native_pct = native_pct;
+    s->in.native_variant = 1;
+    s->in.families |= (1u << PLAN_ALGO_NODE_DIRECT) | (1u << PLAN_ALGO_NODE_AGGREGATE);
+    s->in.agree_ps = s->in.gather_ps = 0;
+    s->c.plan_ps = 0;
+}
+
+/* Frees what a node-level forecast test made: two summaries, the placement, the matrix and
+ * the site. */
+static void node_case_free(plan_summary *a, plan_summary *b, plan_topo *t, plan_matrix *m, site *s)
+{
+    free(a->block);
+    free(b->block);
+    plan_topo_free(t);
+    plan_matrix_free(m);
+    site_free(s);
+}
+
 START_TEST(forecast_native_sees_shared_nics)
 {
     /* several ranks per node: MPI's algorithm before gathering is modeled at least at the
@@ -1167,12 +1240,7 @@ START_TEST(forecast_native_sees_shared_nics)
      * (native_pct = 50 % of the smaller way more: 1.5 times the bound on a uniform exchange);
      * with one rank per node the model is the rank-level one */
     site s;
-    site_init(&s);
-    s.c.native_pct = 50;
-    s.in.native_variant = 1;
-    s.in.families |= (1u << PLAN_ALGO_NODE_DIRECT) | (1u << PLAN_ALGO_NODE_AGGREGATE);
-    s.in.agree_ps = s.in.gather_ps = 0;
-    s.c.plan_ps = 0;
+    node_site_init(&s, 50);
     plan_matrix m;
     plan_topo t;
     plan_error err;
@@ -1200,11 +1268,71 @@ START_TEST(forecast_native_sees_shared_nics)
     ck_assert_uint_eq(f.win, 0); /* not measured: never wins */
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
     ck_assert(plan_algo_is_node(f.explore));
+    node_case_free(&sum, &flat, &t, &m, &s);
+}
+END_TEST
+
+START_TEST(forecast_on_node_runs_native)
+{
+    /* 8 ranks on 3 nodes of uneven size, placed out of order, every byte within its node (an
+     * FFT's transpose within the nodes): MPI's algorithm runs, settled from its first call on,
+     * no family is estimated, explored or gathered for, even where the model (MPI's blocks
+     * charged 10 times over, at the NIC's rate) says plans win by far and the budget is
+     * unlimited, and with learning off; one byte more across a NIC, or the same bytes with one
+     * rank per node, and a plan is explored */
+    static const int32_t label[8] = {2, 0, 2, 1, 0, 2, 1, 2};
+    site s;
+    node_site_init(&s, 1000);
+    s.budget.total_ps = UINT64_MAX / 2;
+    plan_matrix m;
+    plan_topo t;
+    plan_error err;
+    ck_assert_int_eq(plan_matrix_init(&m, 8, NULL), 0);
+    ck_assert_int_eq(plan_topo_init(&t, 8, label, &err), 0);
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 8; j++)
+            m.bytes[i * 8 + j] = i != j && label[i] == label[j] ? (uint64_t)(i + 1) << 18 : 0;
+    plan_summary sum = summary_on(&m, &t, &s.c), flat = summary_on(&m, NULL, &s.c);
+    ck_assert(plan_summary_on_node(&sum));
+    ck_assert(!plan_summary_on_node(&flat));
+    s.in.s = &sum;
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
+    ck_assert_int_eq(f.measure_native, 1);
+    ck_assert_int_eq(f.settled, 1);
+    ck_assert_int_eq(f.on_node, 1);
+    for (int call = 0; call < 20; call++) {
+        site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 1), f.cls, 5 * f.native_model,
+                    f.native_model, 0, 0);
+        plan_forecast_make(&s.in, &f);
+        ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
+        ck_assert_int_eq(f.exploring, 0);
+        ck_assert_int_eq(f.explore, PLAN_ALGO_NATIVE);
+        ck_assert_int_eq(f.settled, 1);
+        for (int a = 1; a < PLAN_ALGO_COUNT; a++)
+            ck_assert_uint_eq(f.est_ps[a], UINT64_MAX);
+    }
+    s.in.learn = 0;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
+    s.in.learn = 1;
+    /* the same bytes, one rank per node: families estimated from a NIC per rank, explored */
+    s.in.s = &flat;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.on_node, 0);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    /* one byte across a NIC (rank 0 on node 2 to rank 1 on node 0) */
+    m.bytes[0 * 8 + 1] = 1;
     free(sum.block);
-    free(flat.block);
-    plan_topo_free(&t);
-    plan_matrix_free(&m);
-    site_free(&s);
+    sum = summary_on(&m, &t, &s.c);
+    ck_assert(!plan_summary_on_node(&sum));
+    s.in.s = &sum;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.on_node, 0);
+    ck_assert_uint_lt(f.est_ps[PLAN_ALGO_NODE_DIRECT], f.native_ps);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    node_case_free(&sum, &flat, &t, &m, &s);
 }
 END_TEST
 
@@ -1313,12 +1441,14 @@ int main(void)
     tcase_add_test(basic, forecast_explores_within_budget);
     tcase_add_test(basic, forecast_reexplores_stale_family);
     tcase_add_test(basic, forecast_measures_stale_native);
+    tcase_add_test(basic, forecast_explore_risk_waits);
     tcase_add_test(basic, forecast_native_single_call_measured_again);
     tcase_add_test(basic, forecast_native_keys_with_nodes);
     tcase_add_test(basic, forecast_node_families);
     tcase_add_test(props, summary_equals_matrix);
     tcase_add_test(props, forecast_futile_gather_explores);
     tcase_add_test(props, forecast_native_sees_shared_nics);
+    tcase_add_test(props, forecast_on_node_runs_native);
     tcase_add_test(props, forecast_explore_cost_counts_agreements);
     tcase_add_test(props, forecast_explore_cost_counts_the_setup);
     tcase_add_test(props, forecast_corrects_the_optimistic_time);
