@@ -1,4 +1,4 @@
-/* Saturating integer arithmetic of the cost model (internal to plan/cost*.c). Pure C. */
+/* Saturating integer arithmetic of the cost model (internal to plan/). Pure C. */
 #ifndef HRELAY_PLAN_COST_MATH_H
 #define HRELAY_PLAN_COST_MATH_H
 
@@ -9,6 +9,13 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
 {
     uint64_t s;
     return __builtin_add_overflow(a, b, &s) ? UINT64_MAX : s;
+}
+
+/* t * (100 + pct) / 100, saturating at UINT64_MAX. */
+static inline uint64_t plus_pct(uint64_t t, uint32_t pct)
+{
+    unsigned __int128 v = (unsigned __int128)t * (100u + pct) / 100u;
+    return v > UINT64_MAX ? UINT64_MAX : (uint64_t)v;
 }
 
 /* a * b, saturating at UINT64_MAX. */

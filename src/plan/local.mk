@@ -31,5 +31,6 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/choose.h src/plan/choose.c \
 	src/plan/summary.h src/plan/summary.c \
 	src/plan/learn.h src/plan/learn.c \
+	src/plan/budget.h src/plan/budget.c \
 	src/plan/forecast.h src/plan/forecast.c
 libhrelay_plan_la_LIBADD = -lm

@@ -1,0 +1,70 @@
+/* The exploration budget (see budget.h). */
+#include "plan/budget.h"
+#include "plan/cost_math.h"
+
+int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct)
+{
+    unsigned __int128 need = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * 100u;
+    return need <= (unsigned __int128)b->total_ps * budget_pct;
+}
+
+int plan_budget_pays_back(const plan_budget *b, uint64_t predicted_ps, uint64_t best_ps,
+                          uint64_t est_ps)
+{
+    if (plus_pct(est_ps, PLAN_FORECAST_SAFETY) >= best_ps)
+        return 0;
+    unsigned __int128 spent = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * best_ps;
+    return spent * PLAN_FORECAST_PAYBACK_SHARE <=
+           (unsigned __int128)(best_ps - est_ps) * b->total_ps;
+}
+
+uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct)
+{
+    if (plan_budget_allows(b, predicted_ps, budget_pct))
+        return 0;
+    if (!budget_pct || !b->last_native_ps)
+        return UINT64_MAX;
+    unsigned __int128 need = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * 100u -
+                             (unsigned __int128)b->total_ps * budget_pct,
+                      per = (unsigned __int128)b->last_native_ps * budget_pct,
+                      k = (need + per - 1) / per;
+    return k > UINT64_MAX ? UINT64_MAX : (uint64_t)k;
+}
+
+int plan_wait_allows(const plan_budget *b, const plan_wait *w, uint32_t budget_pct)
+{
+    return plan_budget_allows(b, w->pred_ps, budget_pct) ||
+           (plan_budget_pays_back(b, w->pred_ps, w->best_ps, w->est_ps) &&
+            (!w->risk_ps || plan_budget_allows(b, w->risk_ps, PLAN_FORECAST_RISK_PCT)));
+}
+
+uint64_t plan_run_floor(uint64_t agree_ps, uint64_t native_ps)
+{
+    if (!agree_ps || !native_ps)
+        return 0;
+    unsigned __int128 n = ((unsigned __int128)agree_ps * PLAN_RUN_SHARE + native_ps - 1) /
+                          native_ps;
+    return n < PLAN_RUN_MAX ? (uint64_t)n : PLAN_RUN_MAX;
+}
+
+uint64_t plan_budget_predicted(uint64_t est_ps, uint64_t best_ps)
+{
+    uint64_t floor = best_ps / 10, d = est_ps > best_ps ? est_ps - best_ps : 0;
+    return d > floor ? d : floor;
+}
+
+void plan_budget_unchecked(plan_budget *b, uint64_t unchecked)
+{
+    unsigned __int128 t = (unsigned __int128)unchecked * b->last_native_ps;
+    b->total_ps = sat_add(b->total_ps, t > UINT64_MAX ? UINT64_MAX : (uint64_t)t);
+}
+
+void plan_budget_cost(plan_budget *b, uint64_t cost_ps, uint64_t native_ps, int explored,
+                      uint64_t best_ps)
+{
+    b->total_ps = sat_add(b->total_ps, cost_ps);
+    if (explored && cost_ps > best_ps)
+        b->explore_ps = sat_add(b->explore_ps, cost_ps - best_ps);
+    if (native_ps)
+        b->last_native_ps = native_ps;
+}
