@@ -180,8 +180,7 @@ const plan_candidate *plan_choice_current(const plan_choice *ch)
     return &ch->cand[ch->next];
 }
 
-/* What candidate c is expected to take: its round's score where measured, else its model. */
-static uint64_t estimate(const plan_candidate *c)
+uint64_t plan_candidate_estimate(const plan_candidate *c)
 {
     return c->runs ? c->score_ps : c->model_ps;
 }
@@ -193,13 +192,35 @@ const plan_candidate *plan_choice_best(const plan_choice *ch)
     int best = 0;
     uint64_t t = UINT64_MAX;
     for (int i = 0; i < ch->explore; i++) {
-        uint64_t e = estimate(&ch->cand[i]);
+        uint64_t e = plan_candidate_estimate(&ch->cand[i]);
         if (e < t) {
             t = e;
             best = i;
         }
     }
     return &ch->cand[best];
+}
+
+const plan_candidate *plan_choice_incumbent(const plan_choice *ch)
+{
+    const plan_candidate *best = plan_choice_best(ch);
+    if (ch->settled || best->runs || best->algo == PLAN_ALGO_NATIVE)
+        return best;
+    int i = find_family(ch, PLAN_ALGO_NATIVE);
+    return i >= 0 ? &ch->cand[i] : best;
+}
+
+const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, int variant)
+{
+    int i = find(ch, algo, variant);
+    return i >= 0 ? &ch->cand[i] : NULL;
+}
+
+plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *c)
+{
+    uint64_t best = plan_candidate_estimate(plan_choice_incumbent(ch));
+    uint64_t est = plan_candidate_estimate(c);
+    return (plan_wait){.pred_ps = plan_budget_predicted(est, best), .est_ps = est, .best_ps = best};
 }
 
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant)
@@ -239,8 +260,8 @@ uint64_t plan_choice_first_bar(const plan_choice *ch, plan_algo algo, int varian
         return UINT64_MAX;
     uint64_t bar = UINT64_MAX;
     for (int k = 0; k < ch->explore; k++)
-        if (k != i && estimate(&ch->cand[k]) < bar)
-            bar = estimate(&ch->cand[k]);
+        if (k != i && plan_candidate_estimate(&ch->cand[k]) < bar)
+            bar = plan_candidate_estimate(&ch->cand[k]);
     return bar;
 }
 

@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "plan/budget.h"
 #include "plan/plan.h"
 
 /* At most this many candidates are measured before settling; of a round's calls of a
@@ -96,6 +97,25 @@ const plan_candidate *plan_choice_current(const plan_choice *ch);
 /* The explored candidate with the best estimate now: its score where measured in the current
  * round, else its model. */
 const plan_candidate *plan_choice_best(const plan_choice *ch);
+
+/* What candidate c is expected to take per call: its round's score where measured, else its
+ * model. */
+uint64_t plan_candidate_estimate(const plan_candidate *c);
+
+/* What running another candidate is charged against: the best estimate (plan_choice_best)
+ * where it was measured, is MPI's algorithm or the choice is settled; else MPI's algorithm
+ * where it is a candidate (a plan not measured yet is explored, within the budget); else the
+ * best model. */
+const plan_candidate *plan_choice_incumbent(const plan_choice *ch);
+
+/* Candidate (algo, variant) of the choice, or NULL. */
+const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, int variant);
+
+/* Exploring candidate c instead of the incumbent (plan_choice_incumbent), for plan_wait_allows:
+ * both estimates (plan_candidate_estimate) and the predicted cost (plan_budget_predicted: the
+ * difference, at least a tenth of the incumbent's); no risk beyond it (the pattern's set-up is
+ * paid). */
+plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *c);
 
 /* Notes that a call that will be measured started with candidate (algo, variant) (what
  * plan_choice_current said). While exploring, the next call then runs the explored candidate started the fewest

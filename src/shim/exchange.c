@@ -242,27 +242,6 @@ static int run_unchecked(const shim_args *a, shim_comm *rec, shim_site *site, in
     return rc;
 }
 
-/* What a candidate is expected to cost: its score where measured in the current round, else
- * its model. */
-static uint64_t estimate(const plan_candidate *c)
-{
-    return c->runs ? c->score_ps : c->model_ps;
-}
-
-/* What running anything else is charged against: the best estimate where it was measured,
- * else MPI's algorithm where it is a candidate (a plan not measured yet is explored, within
- * the budget), else the best model. */
-static const plan_candidate *incumbent(const plan_choice *ch)
-{
-    const plan_candidate *best = plan_choice_best(ch);
-    if (ch->settled || best->runs || best->algo == PLAN_ALGO_NATIVE)
-        return best;
-    for (int i = 0; i < ch->n; i++)
-        if (ch->cand[i].algo == PLAN_ALGO_NATIVE)
-            return &ch->cand[i];
-    return best;
-}
-
 /* The candidate a hit on slot s runs: the choice's (plan_choice_current), unless that explores
  * (it is not the best estimate) and exploring it neither fits the budget nor pays for itself
  * (plan_budget_pays_back: estimated, as modeled or as measured in this round, clearly faster
@@ -275,15 +254,12 @@ static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explor
 {
     const plan_choice *ch = &s->choice;
     plan_candidate cur = *plan_choice_current(ch);
-    const plan_candidate *best = incumbent(ch);
+    const plan_candidate *best = plan_choice_incumbent(ch);
     *explored = *waiting = 0;
-    *best_ps = estimate(best);
+    *best_ps = plan_candidate_estimate(best);
     if (ch->settled || (cur.algo == best->algo && cur.variant == best->variant))
         return cur;
-    /* the pattern's set-up is paid: nothing risked beyond the prediction */
-    plan_wait w = {.pred_ps = plan_budget_predicted(estimate(&cur), *best_ps),
-                   .est_ps = estimate(&cur),
-                   .best_ps = *best_ps};
+    plan_wait w = plan_choice_explore_wait(ch, &cur);
     *waiting = !plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget);
     if (*waiting) {
         *wait_ps = w.pred_ps;

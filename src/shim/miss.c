@@ -163,13 +163,20 @@ static void fill_slot(shim_call *c, shim_slot *s, const shim_slot *src_slot,
             staging[a] = s->prog[a]->staging = shim_prog_staging(s->prog[a], &c->x);
 }
 
-/* The candidate the new pattern's first call runs: the family the forecast explores if it
- * was planned (pat->fc), else the choice's first. */
-static plan_candidate first_run(const shim_slot *s, const miss_pattern *pat)
+/* The candidate the new pattern's first call runs: the family the forecast explores (pat->fc)
+ * if it was planned and exploring it, as the gathered pattern models it, still fits the budget
+ * (plan_choice_explore_wait: the forecast's estimate came from the summary alone), else the
+ * choice's first. A function of agreed values: the same before and after the agreement. */
+static plan_candidate first_run(const shim_comm *rec, const shim_slot *s, const miss_pattern *pat)
 {
-    if (pat->src < 0 && pat->fc && pat->fc->explore != PLAN_ALGO_NATIVE &&
-        s->prog[pat->fc->explore])
-        return (plan_candidate){.algo = pat->fc->explore};
+    plan_algo a = pat->fc && pat->src < 0 ? pat->fc->explore : PLAN_ALGO_NATIVE;
+    if (a != PLAN_ALGO_NATIVE && s->prog[a]) {
+        const plan_candidate *c = plan_choice_find(&s->choice, a, 0);
+        plan_wait w = c ? plan_choice_explore_wait(&s->choice, c) : (plan_wait){0};
+        if (!c || c == plan_choice_incumbent(&s->choice) ||
+            plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget))
+            return (plan_candidate){.algo = a};
+    }
     return *plan_choice_current(&s->choice);
 }
 
@@ -203,7 +210,7 @@ static void propose(shim_call *c, miss_pattern *pat, miss_agreement *ag)
     /* the likely run, prepared before agreeing (saves a round in the common case) */
     if (pat->src < 0)
         shim_decide_choose(s, s->failed);
-    plan_candidate first = first_run(s, pat);
+    plan_candidate first = first_run(rec, s, pat);
     pat->likely = first.algo;
     pat->likely_variant = first.variant;
     ag->failed = pat->likely != PLAN_ALGO_NATIVE &&
@@ -286,7 +293,7 @@ static shim_miss_result finish(shim_call *c, shim_slot *s, const miss_pattern *p
         s->col[i] = plan_matrix_at(&pat->m, i, rec->rank);
     shim_miss_result res = {.outcome = SHIM_MISS_RUN, .slot = pat->slot,
                             .planned = pat->src < 0 ? s->planned : 0};
-    plan_candidate next = first_run(s, pat);
+    plan_candidate next = first_run(rec, s, pat);
     int id = (int)next.algo + PLAN_ALGO_COUNT * next.variant;
     if (ag->likely == id && next.algo == pat->likely && next.variant == pat->likely_variant) {
         c->run.algo = ag->failed ? PLAN_ALGO_NATIVE : pat->likely;
