@@ -169,15 +169,17 @@ static void fill_slot(shim_call *c, shim_slot *s, const shim_slot *src_slot,
  * choice's first. A function of agreed values: the same before and after the agreement. */
 static plan_candidate first_run(const shim_comm *rec, const shim_slot *s, const miss_pattern *pat)
 {
+    const plan_choice *ch = &s->choice;
     plan_algo a = pat->fc && pat->src < 0 ? pat->fc->explore : PLAN_ALGO_NATIVE;
-    if (a != PLAN_ALGO_NATIVE && s->prog[a]) {
-        const plan_candidate *c = plan_choice_find(&s->choice, a, 0);
-        plan_wait w = c ? plan_choice_explore_wait(&s->choice, c) : (plan_wait){0};
-        if (!c || c == plan_choice_incumbent(&s->choice) ||
-            plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget))
-            return (plan_candidate){.algo = a};
-    }
-    return *plan_choice_current(&s->choice);
+    if (a == PLAN_ALGO_NATIVE || !s->prog[a])
+        return *plan_choice_current(ch);
+    const plan_candidate *c = plan_choice_find(ch, a, 0);
+    if (!c || c == plan_choice_incumbent(ch))
+        return (plan_candidate){.algo = a};
+    plan_wait w = plan_choice_explore_wait(ch, c);
+    return plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget)
+               ? (plan_candidate){.algo = a}
+               : *plan_choice_current(ch);
 }
 
 /* Phase 2 (unless a message to this rank is truncated): takes a slot for the pattern, fills it
