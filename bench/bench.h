@@ -126,6 +126,12 @@ void bench_split(uint64_t total, const uint64_t *w, int n, int first, uint64_t *
 /* splitmix64: the next value of a deterministic 64-bit generator with state *s. */
 uint64_t bench_random(uint64_t *s);
 
+/* Fills order[0 .. n) with a permutation of 0 .. n): the candidates' order in round `round` of
+ * run `run` of a bench seeded with seed, the same on every rank. Runs draw their orders
+ * independently, so that over a bench's runs a round's call (on a drifting pattern, one call of
+ * its sequence) is not made by the candidates in the same order every time. */
+void bench_round_order(uint64_t seed, int run, int round, int *order, int n);
+
 /* ---- candidates (candidates.c) ---- */
 
 /* The hrelay tool API, found with dlsym(RTLD_DEFAULT, ...); all NULL without hrelay. */

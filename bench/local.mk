@@ -29,10 +29,11 @@ bench_node_meta_SOURCES = bench/node_meta.c
 # tests/bench/smoke.sh runs it in make check.
 noinst_PROGRAMS += bench/alltoallv_bench
 bench_alltoallv_bench_SOURCES = bench/alltoallv_bench.c bench/bench.h bench/options.c \
-	bench/patterns.c bench/pattern_redist.c bench/pattern_samplesort.c bench/pattern_fft.c \
-	bench/pattern_bfs.c bench/pattern_moe.c bench/pattern_particles.c bench/sequence.c \
-	bench/nodes.c bench/candidates.c bench/exchange.c bench/measure.c bench/merge_runs.c \
-	bench/rows.c bench/rate.c bench/stats.c bench/output.c bench/run_summary.c
+	bench/random.c bench/patterns.c bench/pattern_redist.c bench/pattern_samplesort.c \
+	bench/pattern_fft.c bench/pattern_bfs.c bench/pattern_moe.c bench/pattern_particles.c \
+	bench/sequence.c bench/nodes.c bench/candidates.c bench/exchange.c bench/measure.c \
+	bench/merge_runs.c bench/rows.c bench/rate.c bench/stats.c bench/output.c \
+	bench/run_summary.c
 bench_alltoallv_bench_LDADD = -ldl -lm
 
 # bench/overhead: hrelay's cost on tiny exchanges, side by side with PMPI in one run (2 ranks

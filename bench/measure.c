@@ -3,11 +3,13 @@
  * checked round. Every call is timed (after a barrier; the maximum over ranks), warm-up and
  * checked ones included, so that a candidate's whole run from the first call of its fresh
  * communicator (hrelay's exploration) can be summed. In every round the candidates run in an
- * order drawn afresh from the seed, so that drift of the machine hits all of them alike and no
- * candidate always follows the same one (a plan's run leaves caches and the MPI library's
- * queues in another state than MPI's own exchange does). A drifting pattern runs call r of
- * its sequence in round r, the same for every candidate; its checked rounds are the first,
- * the last and every --check-every-th, each against PMPI's result of that call. */
+ * order drawn afresh from the seed and the run (bench_round_order), so that drift of the machine
+ * hits all of them alike and no candidate always follows the same one (a plan's run leaves
+ * caches, the MPI library's queues and TCP's windows in another state than MPI's own exchange
+ * does). A drifting pattern runs call r of its sequence in round r, the same for every
+ * candidate and every run; the order of round r changes from run to run, so that over the runs
+ * no candidate always makes call r first or after the same one. Its checked rounds are the
+ * first, the last and every --check-every-th, each against PMPI's result of that call. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,20 +50,6 @@ static void close_comms(MPI_Comm *comms, int n)
             MPI_Comm_free(&comms[k]);
 }
 
-/* Fills order[0 .. n) with a permutation of 0 .. n) for round r of the run seeded with seed:
- * the same on every rank. */
-static void round_order(uint64_t seed, int r, int *order, int n)
-{
-    uint64_t s = seed ^ (0x9e3779b97f4a7c15ull * (uint64_t)(r + 1));
-    for (int k = 0; k < n; k++)
-        order[k] = k;
-    for (int k = n - 1; k > 0; k--) { /* Fisher-Yates */
-        int j = (int)(bench_random(&s) % (uint64_t)(k + 1)), tmp = order[k];
-        order[k] = order[j];
-        order[j] = tmp;
-    }
-}
-
 /* Whether round r of `rounds` compares the results with PMPI's. */
 static int checked_round(const bench_ctx *ctx, const bench_sequence *seq, int r, int rounds)
 {
@@ -75,7 +63,7 @@ typedef struct round_ctx {
     const MPI_Comm *comms;
     const char *pattern;
     uint64_t bytes;
-    int r, call, checked;
+    int run, r, call, checked; /* run: the bench's run (--runs), r: the round */
     int *wrong; /* per slot: this rank saw a wrong result or a failed call */
 } round_ctx;
 
@@ -125,7 +113,7 @@ static void one_call(bench_ctx *ctx, const round_ctx *rc, int k, bench_log *l)
 static void one_round(bench_ctx *ctx, const round_ctx *rc, bench_slot *slots, bench_log *l)
 {
     int n = l->nslots, order[BENCH_MAX_CANDIDATES];
-    round_order(ctx->opts->seed, rc->r, order, n);
+    bench_round_order(ctx->opts->seed, rc->run, rc->r, order, n);
     for (int step = 0; step < n; step++)
         if (slots[order[step]].active)
             one_call(ctx, rc, order[step], l);
@@ -177,17 +165,23 @@ static void log_reduce(bench_log *l, const bench_ctx *ctx)
                0, ctx->comm);
 }
 
-/* Collective: every round of seq's calls on the candidates' communicators; fills slots and
- * the log. */
-static void run_rounds(bench_ctx *ctx, const bench_sequence *seq, bench_exchange *x,
+/* Collective: every round of seq's calls on the candidates' communicators in run `run`; fills
+ * slots and the log. */
+static void run_rounds(bench_ctx *ctx, int run, const bench_sequence *seq, bench_exchange *x,
                        const MPI_Comm *comms, const char *pattern, uint64_t bytes,
                        bench_slot *slots, bench_log *l)
 {
     int lwrong[BENCH_MAX_CANDIDATES] = {0};
     for (int r = 0; r < l->rounds; r++) {
-        round_ctx rc = {.x = x, .comms = comms, .pattern = pattern, .bytes = bytes, .r = r,
+        round_ctx rc = {.x = x,
+                        .comms = comms,
+                        .pattern = pattern,
+                        .bytes = bytes,
+                        .run = run,
+                        .r = r,
                         .call = bench_sequence_call(seq, r),
-                        .checked = checked_round(ctx, seq, r, l->rounds), .wrong = lwrong};
+                        .checked = checked_round(ctx, seq, r, l->rounds),
+                        .wrong = lwrong};
         if (r == 0 || seq->drift)
             bench_exchange_load(x, seq, rc.call, ctx->rank, ctx->opts->seed);
         if (rc.checked && (r == 0 || seq->drift))
@@ -200,9 +194,9 @@ static void run_rounds(bench_ctx *ctx, const bench_sequence *seq, bench_exchange
     }
 }
 
-/* One run of seq's calls on fresh communicators into rows (rank 0) and the slots' mismatch
- * counts into wrong. Returns 0, or -1 if memory or a duplicate ran out (on every rank alike). */
-static int measure_once(bench_ctx *ctx, const char *pattern, uint64_t bytes,
+/* Run `run` (0, 1, ...) of seq's calls on fresh communicators into rows (rank 0) and the
+ * slots' mismatch counts into wrong. Returns 0, or -1 if memory or a duplicate ran out (on every rank alike). */
+static int measure_once(bench_ctx *ctx, int run, const char *pattern, uint64_t bytes,
                         const bench_sequence *seq, bench_exchange *x, bench_row *rows, int *wrong)
 {
     const bench_opts *o = ctx->opts;
@@ -215,7 +209,7 @@ static int measure_once(bench_ctx *ctx, const char *pattern, uint64_t bytes,
     if (all_ok)
         all_ok = log_alloc(&l, rounds, 1 + o->warmup, n, ctx->comm) == 0;
     if (all_ok) {
-        run_rounds(ctx, seq, x, comms, pattern, bytes, slots, &l);
+        run_rounds(ctx, run, seq, x, comms, pattern, bytes, slots, &l);
         log_reduce(&l, ctx);
         all_ok = ctx->rank != 0 ||
                  bench_fill_rows(ctx, pattern, bytes, seq, slots, &l, rows) == 0;
@@ -242,8 +236,8 @@ int bench_measure(bench_ctx *ctx, const char *pattern, uint64_t bytes, const ben
         all_ok;
     MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, ctx->comm);
     for (int j = 0; all_ok && j < o->runs; j++)
-        all_ok = measure_once(ctx, pattern, bytes, seq, &x,
-                              runs ? runs + (size_t)j * n : rows, &wrong) == 0;
+        all_ok = measure_once(ctx, j, pattern, bytes, seq, &x, runs ? runs + (size_t)j * n : rows,
+                              &wrong) == 0;
     if (all_ok && runs)
         all_ok = bench_merge_runs(runs, o->runs, n, rows) == 0;
     if (o->runs > 1)

@@ -7,40 +7,6 @@
 
 #include "bench/bench.h"
 
-uint64_t bench_random(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-double bench_uniform(uint64_t *s)
-{
-    return (double)(bench_random(s) >> 11) * 0x1p-53;
-}
-
-uint64_t bench_state(uint64_t seed, uint64_t tag, int call, int i)
-{
-    uint64_t s = seed ^ (tag << 48) ^ ((uint64_t)(i + 1) << 20);
-    s = bench_random(&s) ^ (0xd1b54a32d192ed03ull * (uint64_t)call);
-    return bench_random(&s);
-}
-
-int bench_draw(const double *cum, int n, uint64_t *s)
-{
-    double u = bench_uniform(s) * cum[n - 1];
-    int lo = 0, hi = n - 1;
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        if (cum[mid] <= u)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The generator state of row i of a fixed pattern (tag tells patterns apart). */
 static uint64_t row_state(uint64_t seed, uint64_t tag, int i)
 {

@@ -2,5 +2,9 @@
 # ranks with tiny sizes and 1-2 repetitions (about 15 seconds): it runs every pattern (fixed,
 # drifting, MPI_Alltoall), every candidate's result equals PMPI's, the tables are complete
 # (whole-run sums, node-level bounds with --node-size), and a corrupted result is caught.
+# round_order checks the candidates' order in the rounds of each run (bench/random.c).
 TESTS += tests/bench/smoke.sh
 EXTRA_DIST += tests/bench/smoke.sh
+check_PROGRAMS += tests/bench/round_order
+TESTS += tests/bench/round_order
+tests_bench_round_order_SOURCES = tests/bench/round_order.c bench/random.c bench/bench.h
