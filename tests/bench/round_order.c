@@ -50,15 +50,13 @@ int main(void)
         int n = 3, same_as_previous = 0;
         for (int r = 0; r < ROUNDS; r++) {
             int positions[3] = {0}; /* bit p set: the candidate was at position p in some run */
+            int o[3], prev[3];
             for (int run = 0; run < RUNS; run++) {
-                int o[3], prev[3];
                 bench_round_order(seeds[s], run, r, o, n);
                 for (int k = 0; k < n; k++)
                     positions[o[k]] |= 1 << k;
-                if (run > 0) {
-                    bench_round_order(seeds[s], run - 1, r, prev, n);
-                    same_as_previous += !memcmp(o, prev, sizeof o);
-                }
+                same_as_previous += run > 0 && !memcmp(o, prev, sizeof o);
+                memcpy(prev, o, sizeof o);
             }
             for (int c = 0; c < n; c++)
                 if (positions[c] == 1 || positions[c] == 2 || positions[c] == 4)
