@@ -166,8 +166,15 @@ int main(int argc, char **argv)
         fprintf(stderr, "alltoallv_bench: hrelay is not loaded (run under hrelay-run or with "
                         "LD_PRELOAD=libhrelay.so): only pmpi and native are timed\n");
 
-    bench_ctx ctx = {.opts = &o, .hrelay = &h, .have_hrelay = have, .p = p, .rank = rank,
-                     .rate_bps = rate, .nodes = &nodes, .comm = MPI_COMM_WORLD};
+    bench_ctx ctx = {.opts = &o,
+                     .hrelay = &h,
+                     .have_hrelay = have,
+                     .p = p,
+                     .rank = rank,
+                     .rate_bps = rate,
+                     .nodes = &nodes,
+                     .comm = MPI_COMM_WORLD,
+                     .calls = rank == 0 ? out.calls : NULL};
     int mismatches = run_all(&ctx, &out);
     bench_nodes_free(&nodes);
 

@@ -12,7 +12,8 @@
  *                (checked, warm-up, timed), the rows
  *   rate.c       the link rate and the lower bound
  *   stats.c      quantiles, CPU time
- *   output.c     the text table, CSV and JSON; run_summary.c the whole-run summary
+ *   output.c     the text table, CSV and JSON; run_summary.c the whole-run summary;
+ *                calls_log.c every call's time (--calls)
  * Every message is a whole number of 8-byte elements (MPI_UINT64_T). */
 #ifndef HRELAY_BENCH_BENCH_H
 #define HRELAY_BENCH_BENCH_H
@@ -45,6 +46,7 @@ typedef struct bench_opts {
     int half_duplex;  /* lower bound: sent + received instead of the larger of the two */
     const char *csv;  /* output files, NULL for none */
     const char *json;
+    const char *calls; /* every call's time as CSV, NULL for none */
     int wo_k;         /* walker-otto pattern: cyclic(r) -> cyclic(K r) */
     int redist_q, redist_r, redist_s; /* cyclic-pq pattern; redist_q 0: P - P/4 */
     int inject_error; /* corrupt one received byte once, to prove the check works */
@@ -310,7 +312,7 @@ typedef struct bench_run_ratio {
 
 /* The output files and what has been written; rank 0 only. */
 typedef struct bench_out {
-    FILE *csv, *json;
+    FILE *csv, *json, *calls;
     int rows_written;
     int quiet;
     char skipped[65536]; /* JSON objects of the patterns and sizes not run */
@@ -360,6 +362,7 @@ typedef struct bench_ctx {
     const bench_nodes *nodes;
     MPI_Comm comm;
     int injected; /* the --inject-error corruption was done */
+    FILE *calls;  /* rank 0: --calls's file, else NULL */
 } bench_ctx;
 
 /* Collective: builds seq for pattern k at `bytes` nominal bytes per rank: one call, or ncalls
@@ -436,6 +439,15 @@ int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows);
 int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
                      const bench_sequence *seq, const bench_slot *slots, const bench_log *log,
                      bench_row *rows);
+
+/* The header line of --calls's CSV. */
+extern const char bench_calls_header[];
+
+/* Rank 0: appends every call of run `run` of seq's calls, as log l holds them, to f (--calls:
+ * one CSV line per call under bench_calls_header, rounds in order, each round's calls in the
+ * order they ran). */
+void bench_calls_write(FILE *f, const bench_ctx *ctx, const char *pattern, uint64_t bytes, int run,
+                       const bench_sequence *seq, const bench_log *l);
 
 /* Collective: measures every candidate on the calls of seq with `bytes` nominal bytes per
  * rank; fills rows[0 .. ncandidates) on rank 0. Returns the number of candidates whose result

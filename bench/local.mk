@@ -33,7 +33,7 @@ bench_alltoallv_bench_SOURCES = bench/alltoallv_bench.c bench/bench.h bench/opti
 	bench/pattern_fft.c bench/pattern_bfs.c bench/pattern_moe.c bench/pattern_particles.c \
 	bench/sequence.c bench/nodes.c bench/candidates.c bench/exchange.c bench/measure.c \
 	bench/merge_runs.c bench/rows.c bench/rate.c bench/stats.c bench/output.c \
-	bench/run_summary.c
+	bench/run_summary.c bench/calls_log.c
 bench_alltoallv_bench_LDADD = -ldl -lm
 
 # bench/overhead: hrelay's cost on tiny exchanges, side by side with PMPI in one run (2 ranks
@@ -41,6 +41,13 @@ bench_alltoallv_bench_LDADD = -ldl -lm
 noinst_PROGRAMS += bench/overhead
 bench_overhead_SOURCES = bench/overhead.c bench/stats.c bench/bench.h
 bench_overhead_LDADD = -ldl
+
+# bench/agreement_cost: what a small allreduce (hrelay's agreement) right before an exchange
+# costs the exchange, plain MPI without hrelay, on matrices alltoallv_bench --matrices writes
+# (docs/performance has runs on the emulated cluster); run it with mpiexec -n P.
+noinst_PROGRAMS += bench/agreement_cost
+bench_agreement_cost_SOURCES = bench/agreement_cost.c bench/stats.c bench/bench.h
+bench_agreement_cost_LDADD = libhrelay_plan.la
 
 # bench/bench_window: exec_run (without the shim) for windows 1 .. 64, to choose
 # EXEC_DEFAULT_WINDOW (see the comment in bench_window.c); run it with mpiexec -n 2.

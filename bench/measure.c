@@ -211,6 +211,8 @@ static int measure_once(bench_ctx *ctx, int run, const char *pattern, uint64_t b
     if (all_ok) {
         run_rounds(ctx, run, seq, x, comms, pattern, bytes, slots, &l);
         log_reduce(&l, ctx);
+        if (ctx->calls)
+            bench_calls_write(ctx->calls, ctx, pattern, bytes, run, seq, &l);
         all_ok = ctx->rank != 0 ||
                  bench_fill_rows(ctx, pattern, bytes, seq, slots, &l, rows) == 0;
         MPI_Bcast(&all_ok, 1, MPI_INT, 0, ctx->comm);

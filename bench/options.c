@@ -79,6 +79,10 @@ static void usage(FILE *out)
             "                    ceil(F k T / P) of its T tokens (default 1.25; 0: no limit)\n"
             "  --csv FILE        write the table as CSV\n"
             "  --json FILE       write the table and the run's facts as JSON\n"
+            "  --calls FILE      write every call as a CSV line: pattern, bytes_per_rank, run,\n"
+            "                    round, position (in the round's order, from 0), algorithm,\n"
+            "                    ran, seconds (the maximum over ranks), bound_s (the call's\n"
+            "                    lower bound at the link rate)\n"
             "  --quiet           no text table on standard output\n"
             "  --matrices DIR    write the byte matrix of every pattern and size (of every call\n"
             "                    a drifting one makes in the run) into DIR, in hrelay-plan's\n"
@@ -275,7 +279,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
     enum { O_PATTERNS = 256, O_SIZES, O_FAMILIES, O_REPS, O_RUNS, O_WARMUP, O_RATE, O_DUPLEX,
            O_SEED, O_WO_K, O_REDIST, O_CSV, O_JSON, O_QUIET, O_INJECT, O_HELP, O_CHECK_EVERY,
            O_NODE_SIZE, O_FFT_GRID, O_BFS_MAX, O_MOE_K, O_MOE_TOKEN, O_MOE_CAPACITY,
-           O_MATRICES };
+           O_MATRICES, O_CALLS };
     static const struct option longopts[] = {
         {"patterns", required_argument, NULL, O_PATTERNS},
         {"sizes", required_argument, NULL, O_SIZES},
@@ -301,6 +305,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
         {"moe-token-bytes", required_argument, NULL, O_MOE_TOKEN},
         {"moe-capacity", required_argument, NULL, O_MOE_CAPACITY},
         {"matrices", required_argument, NULL, O_MATRICES},
+        {"calls", required_argument, NULL, O_CALLS},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -376,6 +381,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
             break;
         case O_MOE_CAPACITY: bad = parse_double(optarg, &o->moe_capacity); break;
         case O_MATRICES: o->matrices = optarg; break;
+        case O_CALLS: o->calls = optarg; break;
         case 'h':
         case O_HELP:
             if (print)

@@ -79,6 +79,19 @@ int bench_out_open(bench_out *out, const bench_opts *o, const bench_meta *meta,
         *failed = o->json;
         return -1;
     }
+    if (o->calls && !(out->calls = fopen(o->calls, "w"))) {
+        int e = errno;
+        if (out->csv)
+            fclose(out->csv);
+        if (out->json)
+            fclose(out->json);
+        out->csv = out->json = NULL;
+        errno = e;
+        *failed = o->calls;
+        return -1;
+    }
+    if (out->calls)
+        fputs(bench_calls_header, out->calls);
     if (out->csv)
         fputs(csv_header, out->csv);
     if (out->json) {
@@ -310,6 +323,8 @@ int bench_out_close(bench_out *out, double cpu_s, double wall_s, long online_cpu
         fflush(stdout);
     }
     int rc = 0;
+    if (out->calls)
+        rc |= fclose(out->calls);
     if (out->csv)
         rc |= fclose(out->csv);
     if (out->json) {

@@ -16,6 +16,7 @@ static void corrections(const plan_forecast_in *in, int cls, plan_learn_view *v)
     for (int k = 0; k < PLAN_LEARN_KEYS; k++)
         if (site.samples[k]) {
             v->ratio[k] = site.ratio[k];
+            v->spread[k] = site.spread[k];
             v->state[k] = site.state[k];
             v->samples[k] = site.samples[k];
         }
@@ -96,6 +97,23 @@ void plan_history_gathered(plan_history *h)
 void plan_history_gather_result(plan_history *h, int ran_plan)
 {
     h->futile = ran_plan ? 0 : h->futile + (h->futile < UINT32_MAX);
+    h->plan_streak += ran_plan && h->plan_streak < UINT32_MAX;
+}
+
+void plan_history_native_measured(plan_history *h, int beside, uint64_t whole_ps, uint64_t plan_ps)
+{
+    h->plan_streak = 0;
+    if (beside)
+        h->beside_backoff = whole_ps > plan_ps
+                                ? h->beside_backoff + (h->beside_backoff < PLAN_HISTORY_BESIDE_MAX)
+                                : 0;
+}
+
+/* Whether the plans that history h ran since MPI's algorithm was last measured are enough to
+ * measure it again beside them (PLAN_HISTORY_BESIDE). */
+static int beside_due(const plan_history *h)
+{
+    return h->plan_streak >= (uint32_t)PLAN_HISTORY_BESIDE << h->beside_backoff;
 }
 
 /* The history that tells how patterns repeat: the site's once it has seen two patterns, else
@@ -315,6 +333,16 @@ static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t be
         f->why = "MPI's algorithm measured once at this size: measured again";
         return;
     }
+    const plan_history *h = in->site ? in->site : in->comm;
+    /* patterns that do not repeat: MPI's correction, which plans win against, is measured
+     * beside them while its calls disagree (costs nothing over MPI) */
+    int nkey = plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant);
+    if (in->learn && h && drifting(in) && beside_due(h) &&
+        (uint64_t)f->learned.spread[nkey] * 2 > (uint64_t)PLAN_LEARN_ONE * 3) {
+        f->measure_native = f->beside = 1;
+        f->why = "plans ran the last new patterns: MPI's algorithm measured beside them";
+        return;
+    }
     int first = 0;
     for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
         if (f->est_ps[a] != UINT64_MAX && close_to(f->est_ps[a], best, in->margin_pct))
@@ -324,7 +352,6 @@ static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t be
     }
     /* candidates to measure only where patterns may repeat: else the best one */
     f->plan = drifting(in) ? 1u << first : f->plan | f->win;
-    const plan_history *h = in->site ? in->site : in->comm;
     if (in->learn && h && h->futile) {
         /* the last gathered pattern ran MPI's algorithm after all: gathering is exploring */
         uint64_t cost = plan_forecast_explore_cost(in, f, (plan_algo)first, best, f->native_ps);

@@ -26,11 +26,27 @@ typedef struct plan_history {
     uint64_t gathered;  /* `calls` at the last one that gathered a new pattern to plan it (0:
                            none) */
     uint32_t futile;    /* gathered patterns in a row that ended running MPI's algorithm */
+    uint32_t plan_streak;   /* gathered patterns that ran a plan since MPI's algorithm was last
+                             measured */
+    uint8_t beside_backoff; /* MPI's algorithm is measured beside plans after
+                               PLAN_HISTORY_BESIDE << beside_backoff of them */
 } plan_history;
 
 /* Agreed calls after a site's last gathered pattern during which its calls stay checked (a
  * site whose sizes vary must not run unchecked through the sizes where plans win). */
 enum { PLAN_HISTORY_RECENT = 32 };
+
+/* Where patterns do not repeat, plans win by estimate and the measured calls MPI's correction
+ * rests on disagree (the largest over the smallest above 3/2), MPI's algorithm is measured
+ * again after this many gathered patterns ran a plan, the interval doubling (up to
+ * PLAN_HISTORY_BESIDE << PLAN_HISTORY_BESIDE_MAX) each time it measures slower than the
+ * plans' estimate, and back to this when it does not: its correction, which the plans are
+ * chosen against, stays measured while they run (on 16 emulated hosts MPI's calls of a
+ * mixture-of-experts routing took 50 ms or 100 ms; three unlucky ones set its correction at
+ * 100 ms and `direct`, at 53 - 280 ms, ran 18 new patterns in a row unchallenged). Where its
+ * calls agree, a call of it beside plans only costs (4 emulated hosts x 8 ranks: MPI's calls
+ * within 1.3 x of each other, each measured beside `node-direct` 2.3 x its time). */
+enum { PLAN_HISTORY_BESIDE = 2, PLAN_HISTORY_BESIDE_MAX = 3 };
 
 /* What a forecast is made from. */
 typedef struct plan_forecast_in {
@@ -110,7 +126,9 @@ typedef struct plan_forecast {
                                 gather) instead of the gathered matrix */
     plan_algo explore;       /* a family this call runs to measure it (NATIVE: none) */
     int measure_native;      /* this call runs MPI's algorithm to measure it (not measured
-                                yet at this size, only once, or long ago) */
+                                yet at this size, only once, or long ago, or beside) */
+    int beside;              /* measure_native because plans win and ran the last patterns
+                                (PLAN_HISTORY_BESIDE): what plan_history_native_measured takes */
     int exploring;           /* this call explores (measure_native again, or `explore`) */
     uint64_t best_ps;        /* the best estimate (what exploring is measured against) */
     int settled;             /* native, and no family is worth trying even if the pattern
@@ -142,7 +160,10 @@ typedef struct plan_forecast {
  *   gather is exploring, within the budget, else MPI's algorithm runs (waiting); native
  *   measured long ago (stale) is measured again instead, if the budget allows, and native
  *   measured only once at this size (the nearest class with samples) is measured again first
- *   (not charged as exploring: it costs nothing over MPI);
+ *   (not charged as exploring: it costs nothing over MPI), and so is native where the
+ *   patterns are known not to repeat, the history's last PLAN_HISTORY_BESIDE <<
+ *   beside_backoff gathered patterns ran a plan since it was measured and the samples of its
+ *   correction disagree by more than 3/2 (f->beside);
  * - else, if not tiny, the family whose exploring is predicted to cost least (the lowest
  *   estimate among equal predictions) is explored (gathered, planned and run) if the budget
  *   allows, or it pays for itself with its risk within PLAN_FORECAST_RISK_PCT
@@ -194,8 +215,15 @@ void plan_history_calls(plan_history *h, int news, uint64_t unchecked);
 /* Notes in h that its current call gathers a pattern to plan it. */
 void plan_history_gathered(plan_history *h);
 
-/* Records how a gathered pattern ended: ran_plan nonzero if a plan ran it, zero if MPI's
- * algorithm did after all (a futile gather: the next gather of its history is exploring). */
+/* Records how a gathered pattern ended: ran_plan nonzero if a plan ran it (one more in the
+ * streak plan_forecast_make measures MPI's algorithm beside), zero if MPI's algorithm did after
+ * all (a futile gather: the next gather of its history is exploring). */
 void plan_history_gather_result(plan_history *h, int ran_plan);
+
+/* Records that MPI's algorithm ran a call, measured at whole_ps (agreed): the streak of plans
+ * ends; where the forecast measured it beside plans (plan_forecast.beside) whose best estimate
+ * was plan_ps, the next such measure comes twice as late if it took longer than that (up to
+ * PLAN_HISTORY_BESIDE_MAX doublings), else after PLAN_HISTORY_BESIDE plans again. */
+void plan_history_native_measured(plan_history *h, int beside, uint64_t whole_ps, uint64_t plan_ps);
 
 #endif

@@ -36,6 +36,18 @@ static uint32_t cell_median(const plan_learn_cell *c)
     return s[(c->n - 1) / 2];
 }
 
+/* The largest of a cell's samples over its smallest, fixed point (n >= 1). */
+static uint32_t cell_spread(const plan_learn_cell *c)
+{
+    uint32_t lo = c->ratio[0], hi = c->ratio[0];
+    for (int i = 1; i < c->n; i++) {
+        lo = c->ratio[i] < lo ? c->ratio[i] : lo;
+        hi = c->ratio[i] > hi ? c->ratio[i] : hi;
+    }
+    uint64_t q = (uint64_t)hi * PLAN_LEARN_ONE / lo; /* lo >= RATIO_MIN > 0 */
+    return q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;
+}
+
 /* Whether cell c (with samples) is stale at tick now. */
 static int cell_stale(const plan_learn_cell *c, uint64_t now)
 {
@@ -126,6 +138,7 @@ void plan_learn_view_of(const plan_learner *l, int cls, plan_learn_view *v)
                       : cell_stale(c, l->now) ? PLAN_LEARN_STALE
                                               : PLAN_LEARN_KNOWN;
         v->samples[k] = c ? c->n : 0;
+        v->spread[k] = c ? cell_spread(c) : PLAN_LEARN_ONE;
     }
 }
 

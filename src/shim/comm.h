@@ -41,6 +41,8 @@ typedef struct shim_prev {
     int over_key;      /* PLAN_LEARN_HIT or PLAN_LEARN_MISS */
     uint64_t over_model_ps; /* the model of the rest of the call */
     int explored;      /* it ran a candidate to measure it */
+    int beside;        /* it ran MPI's algorithm to measure it beside winning plans
+                          (plan_forecast.beside) */
     uint64_t first_bar_ps; /* a new pattern's first call that ran a plan of `slot`: what its
                               whole time must beat to count (plan_choice_first); 0: not one */
     uint64_t best_ps;  /* the best estimate then (what exploring is charged against) */

@@ -565,6 +565,7 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
                             .over_key = PLAN_LEARN_HIT,
                             .over_model_ps = shim_agree_model(rec->p),
                             .explored = fc->exploring,
+                            .beside = fc->beside,
                             .best_ps = fc->best_ps};
     rec->last = PLAN_ALGO_NATIVE;
     uint64_t bytes = row_bytes(rec);

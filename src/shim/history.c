@@ -36,9 +36,11 @@ plan_history *shim_history_of(shim_comm *rec, const shim_agreement *ag)
 }
 
 /* Records one measured call into h: its exchange against its model, the rest against the
- * model of the rest. */
+ * model of the rest, and a call of MPI's algorithm as such. */
 static void learn(plan_history *h, const shim_prev *pv, uint64_t exec, uint64_t whole)
 {
+    if (pv->algo == PLAN_ALGO_NATIVE)
+        plan_history_native_measured(h, pv->beside, whole, pv->best_ps);
     plan_learn_record(&h->learn, plan_learn_key(pv->algo, pv->variant), pv->cls, exec,
                       pv->model_ps);
     plan_learn_record(&h->learn, pv->over_key, pv->cls, whole > exec ? whole - exec : 0,
@@ -59,6 +61,7 @@ void shim_history_update(shim_comm *rec, const shim_agreement *ag, plan_history 
         if (h)
             learn(h, pv, exec, whole);
         learn(rec->hist, pv, exec, whole);
+
         plan_budget_cost(&rec->budget, whole, pv->algo == PLAN_ALGO_NATIVE ? exec : 0,
                          pv->explored, pv->best_ps);
         if (pv->explored && whole > pv->best_ps && pv->site >= 0 &&

@@ -10,7 +10,8 @@
 # family and auto ran something; that the node-level bound equals the rank-level one with one
 # rank per node and has its known value with two; that every drifting pattern's calls differ;
 # that the JSON parses and holds auto's whole-run ratios; that --runs 3 makes rows of 3 runs
-# (checked calls summed, the whole-run ratio within its range, native's exactly 1); and that a
+# (checked calls summed, the whole-run ratio within its range, native's exactly 1) and that
+# --calls lists every call of those runs (summing to each run's total); and that a
 # corrupted result (--inject-error) is caught (exit 1, MISMATCH). Timings on these sizes mean
 # nothing; see scripts/bench.
 # shellcheck source=tests/mpi/common.sh
@@ -134,8 +135,10 @@ for pattern in $drift; do
 done
 
 # --runs 3: every row the median of three runs on fresh communicators
+calls=$HR_TMP/calls.csv
 run_bench 2 "$HR_TMP/runs" --patterns uniform,drift-samplesort --sizes 1K --reps 3 --warmup 1 \
-    --check-every 2 --runs 3 --families pmpi,native,auto --csv "$csv" --json "$json" ||
+    --check-every 2 --runs 3 --families pmpi,native,auto --csv "$csv" --json "$json" \
+    --calls "$calls" ||
     hr_fail "alltoallv_bench --runs 3 failed"
 grep -q 'every pattern and size measured 3 times over on fresh communicators' "$HR_TMP/runs" ||
     hr_fail "--runs 3 is not said in the header"
@@ -155,6 +158,29 @@ for r in rows:
         assert lo == mid == hi == 1.0, r
 d = json.load(open(sys.argv[2]))
 assert d["meta"]["runs"] == 3 and all(x["runs"] == 3 for x in d["rows"]), d["meta"]
+EOF
+# --calls: every call of every run, each round's candidates at positions 0, 1, 2, and each
+# candidate's calls of a run summing to its run's total (the row: the median of the runs')
+python3 - "$csv" "$calls" <<'EOF' || hr_fail "--calls: wrong lines"
+import csv, statistics, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+lines = list(csv.DictReader(open(sys.argv[2])))
+assert list(lines[0].keys()) == ["pattern", "bytes_per_rank", "run", "round", "position",
+                                 "algorithm", "ran", "seconds", "bound_s"], lines[0].keys()
+assert len(lines) == 2 * 3 * 6 * 3, len(lines)  # patterns, runs, rounds, candidates
+rounds, sums = {}, {}
+for c in lines:
+    assert float(c["seconds"]) > 0 and float(c["bound_s"]) > 0 and c["ran"], c
+    rounds.setdefault((c["pattern"], c["run"], c["round"]), []).append(
+        (int(c["position"]), c["algorithm"]))
+    key = (c["pattern"], c["algorithm"], c["run"])
+    sums[key] = sums.get(key, 0.0) + float(c["seconds"])
+for k, v in rounds.items():
+    assert sorted(p for p, _ in v) == [0, 1, 2], (k, v)
+    assert sorted(a for _, a in v) == ["auto", "native", "pmpi"], (k, v)
+for r in rows:
+    med = statistics.median(sums[(r["pattern"], r["algorithm"], str(j))] for j in range(3))
+    assert abs(med - float(r["run_total_s"])) <= 1e-6 * med + 1e-9, (r, med)
 EOF
 
 run_bench 2 "$HR_TMP/inject" --quiet --patterns uniform --sizes 1K --reps 1 --inject-error &&

@@ -571,10 +571,12 @@ static plan_summary *site_with_pattern(site *s, uint32_t native_pct, uint64_t se
 }
 
 /* One call of a drifting site whose true times are truth_native x native's model and
- * truth_plan x a family's optimistic model: forecasts, "runs" and records what ran. Returns
- * the family that ran. */
-static plan_algo drift_call(site *s, const plan_summary *sum, uint32_t truth_native_pct,
-                            uint32_t truth_plan_pct)
+ * truth_plan x a family's optimistic model: forecasts, "runs" and records what ran, as the
+ * shim does (the histories told how a gathered pattern ended and when MPI's algorithm was
+ * measured). Returns the family that ran; *beside (if not NULL): MPI's algorithm ran measured
+ * beside winning plans. */
+static plan_algo drift_call_beside(site *s, const plan_summary *sum, uint32_t truth_native_pct,
+                                   uint32_t truth_plan_pct, int *beside)
 {
     plan_forecast f;
     s->in.s = sum;
@@ -596,9 +598,26 @@ static plan_algo drift_call(site *s, const plan_summary *sum, uint32_t truth_nat
                          ? f.native_model
                          : plan_summary_optimistic(sum, ran, PLAN_DUPLEX_FULL, &s->c);
     uint32_t pct = ran == PLAN_ALGO_NATIVE ? truth_native_pct : truth_plan_pct;
+    uint64_t measured = model * pct / 100;
     site_record(s, plan_learn_key(ran, ran == PLAN_ALGO_NATIVE ? 0 : PLAN_LEARN_BEFORE), f.cls,
-                model * pct / 100, model, f.exploring, f.best_ps);
+                measured, model, f.exploring, f.best_ps);
+    for (int h = 0; h < 2; h++) {
+        plan_history *hist = h ? s->comm : s->site;
+        if (f.action == PLAN_FORECAST_GATHER)
+            plan_history_gather_result(hist, ran != PLAN_ALGO_NATIVE);
+        if (ran == PLAN_ALGO_NATIVE)
+            plan_history_native_measured(hist, f.beside, measured, f.best_ps);
+    }
+    if (beside)
+        *beside = f.beside;
     return ran;
+}
+
+/* drift_call_beside without asking whether MPI's algorithm ran beside plans. */
+static plan_algo drift_call(site *s, const plan_summary *sum, uint32_t truth_native_pct,
+                            uint32_t truth_plan_pct)
+{
+    return drift_call_beside(s, sum, truth_native_pct, truth_plan_pct, NULL);
 }
 
 START_TEST(forecast_corrects_30x_within_3_calls)
@@ -629,7 +648,8 @@ START_TEST(forecast_corrects_30x_within_3_calls)
     /* native really 30 times slower than its model: corrected by its first (measuring) call.
      * Families not measured yet are assumed as wrong as native (the model's common error), so
      * the first plan runs as an exploration (within the budget: after five calls' worth);
-     * once measured, plans run on every call */
+     * once measured, plans run on every call but those that measure MPI's algorithm beside
+     * them (forecast_native_measured_beside_plans) */
     site_init(&s);
     s.c.native_pct = 0;
     st = 31;
@@ -643,16 +663,112 @@ START_TEST(forecast_corrects_30x_within_3_calls)
             plan_forecast_make(&s.in, &f);
             ck_assert_uint_eq(f.native_ps / 30, f.native_model); /* within rounding */
         }
-        int planned = drift_call(&s, &sum, 3000, 100) != PLAN_ALGO_NATIVE;
+        int beside;
+        int planned = drift_call_beside(&s, &sum, 3000, 100, &beside) != PLAN_ALGO_NATIVE;
         if (planned && first < 0)
             first = call;
-        ck_assert(!(first >= 0 && !planned)); /* never native again */
+        ck_assert(!(first >= 0 && !planned && !beside)); /* native again only beside plans */
         plans += planned;
         free(sum.block);
     }
     ck_assert_int_ge(first, 1);
     ck_assert_int_le(first, 6);
     site_free(&s);
+}
+END_TEST
+
+/* A site of 8 ranks whose patterns never repeat and whose exploring never waits for the
+ * budget, its calls run by drift_call_beside: native_pct(call) x MPI's model for MPI's
+ * algorithm, plan_pct x its optimistic model for a plan. Counts the calls that measured MPI's
+ * algorithm beside plans (with the plans run since the previous one in gaps[]) and those
+ * that ran a plan. */
+typedef struct beside_run {
+    int besides, gaps[16], plans, first_win, last_win;
+} beside_run;
+
+static beside_run run_beside(uint64_t seed, int calls, uint32_t (*native_pct)(int call),
+                             uint32_t plan_pct_of_native)
+{
+    site s;
+    site_init(&s);
+    s.c.native_pct = 0;
+    s.budget.total_ps = UINT64_MAX / 200;
+    s.in.budget_pct = 100;
+    beside_run r = {.first_win = -1, .last_win = -1};
+    int streak = 0;
+    for (int call = 0; call < calls; call++) {
+        plan_summary sum = drifting(&seed, 1 << 20, &s.c);
+        s.in.s = &sum;
+        plan_forecast f;
+        plan_forecast_make(&s.in, &f);
+        if (f.win) {
+            r.first_win = r.first_win < 0 ? call : r.first_win;
+            r.last_win = call;
+        }
+        uint64_t opt = plan_summary_optimistic(&sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s.c);
+        uint32_t plan_pct = (uint32_t)(f.native_model * plan_pct_of_native / opt);
+        int beside;
+        plan_algo ran = drift_call_beside(&s, &sum, native_pct(call), plan_pct, &beside);
+        free(sum.block);
+        if (beside) {
+            ck_assert_int_eq(ran, PLAN_ALGO_NATIVE);
+            ck_assert_int_lt(r.besides, 16);
+            r.gaps[r.besides++] = streak;
+        }
+        streak = ran != PLAN_ALGO_NATIVE ? streak + 1 : 0;
+        r.plans += ran != PLAN_ALGO_NATIVE;
+    }
+    site_free(&s);
+    return r;
+}
+
+/* MPI's calls at 3 or 5 times its model (disagreeing), in turn by call. */
+static uint32_t native_3_or_5(int call)
+{
+    return call % 3 ? 300 : 500;
+}
+
+/* MPI's calls at 4 times its model, all alike. */
+static uint32_t native_4(int call)
+{
+    (void)call;
+    return 400;
+}
+
+/* MPI's calls bimodal, at 1 or 2 times its model: the first at 1, then an unlucky stretch at
+ * 2 (calls 1 - 7: the families explored first, then MPI's algorithm measured twice), then
+ * at 1. */
+static uint32_t native_unlucky(int call)
+{
+    return call == 0 || call > 7 ? 100 : 200;
+}
+
+START_TEST(forecast_native_measured_beside_plans)
+{
+    /* patterns that never repeat, plans winning by their corrections (MPI's algorithm at 3 or
+     * 5 x its model, direct at its own): MPI's algorithm is measured again beside them after
+     * 2 plans, then after 4, 8 and 16 while it keeps measuring slower than the plans' estimate */
+    beside_run r = run_beside(41, 60, native_3_or_5, 100);
+    ck_assert_int_ge(r.besides, 4);
+    for (int i = 0; i < r.besides; i++) /* 2, 4, 8, then 16 */
+        ck_assert_int_eq(r.gaps[i],
+                         PLAN_HISTORY_BESIDE
+                             << (i < PLAN_HISTORY_BESIDE_MAX ? i : PLAN_HISTORY_BESIDE_MAX));
+    ck_assert_int_ge(r.plans, 60 - 4 - r.besides); /* native's first calls, exploring, beside */
+
+    /* MPI's calls alike (4 x its model): a call beside the plans would only cost */
+    r = run_beside(41, 60, native_4, 100);
+    ck_assert_int_eq(r.besides, 0);
+    ck_assert_int_ge(r.plans, 60 - 4);
+
+    /* MPI's calls bimodal (1 or 2 x its model) and unlucky at first: its correction at 2 x,
+     * direct (really 1.2 x MPI's model) wins by estimate; the calls of MPI's algorithm
+     * measured beside it find it at 1 x, and within a few calls no plan wins any more
+     * (without them its correction would stay at 2 x and direct win every later call) */
+    r = run_beside(43, 40, native_unlucky, 120);
+    ck_assert_int_ge(r.first_win, 0);
+    ck_assert_int_ge(r.besides, 1);
+    ck_assert_int_lt(r.last_win, r.first_win + 10);
 }
 END_TEST
 
@@ -1437,6 +1553,7 @@ int main(void)
     tcase_add_test(basic, run_floor_shares_the_agreement);
     tcase_add_test(basic, forecast_corrects_30x_within_3_calls);
     tcase_add_test(basic, forecast_outlier_does_not_flip);
+    tcase_add_test(basic, forecast_native_measured_beside_plans);
     tcase_add_test(basic, forecast_tiny_never_explores);
     tcase_add_test(basic, forecast_explores_within_budget);
     tcase_add_test(basic, forecast_reexplores_stale_family);
