@@ -33,6 +33,8 @@ uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, ui
 
 int plan_wait_allows(const plan_budget *b, const plan_wait *w, uint32_t budget_pct)
 {
+    if (budget_pct == 0) /* HRELAY_EXPLORE_BUDGET=0: never explore */
+        return 0;
     return plan_budget_allows(b, w->pred_ps, budget_pct) ||
            (plan_budget_pays_back(b, w->pred_ps, w->best_ps, w->est_ps) &&
             (!w->risk_ps || plan_budget_allows(b, w->risk_ps, PLAN_FORECAST_RISK_PCT)));

@@ -47,7 +47,8 @@ typedef struct plan_wait {
 int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct);
 
 /* Whether exploring w may go ahead: pred_ps within budget_pct (plan_budget_allows), or paying
- * for itself (plan_budget_pays_back) with risk_ps within PLAN_FORECAST_RISK_PCT. */
+ * for itself (plan_budget_pays_back) with risk_ps within PLAN_FORECAST_RISK_PCT; never with a
+ * budget_pct of 0. */
 int plan_wait_allows(const plan_budget *b, const plan_wait *w, uint32_t budget_pct);
 
 /* How many more calls of MPI's algorithm (at b->last_native_ps each) the communicator must

@@ -485,6 +485,11 @@ START_TEST(budget_arithmetic)
     ck_assert(!plan_budget_pays_back(&(plan_budget){.total_ps = 399}, 100, 100, 50));
     ck_assert(!plan_budget_pays_back(&p, 1, 100, 91));
     ck_assert(plan_budget_pays_back(&p, 100, 100, 50));
+    /* exploring that pays back goes ahead (its risk within PLAN_FORECAST_RISK_PCT), but never
+     * with a budget of 0 (HRELAY_EXPLORE_BUDGET=0: never explore) */
+    plan_wait pw = {.pred_ps = 100, .best_ps = 100, .est_ps = 50};
+    ck_assert(plan_wait_allows(&p, &pw, 2));
+    ck_assert(!plan_wait_allows(&p, &pw, 0));
     ck_assert(!plan_budget_pays_back(&p, 101, 100, 50));
     p.explore_ps = 1; /* what was explored before counts too */
     ck_assert(!plan_budget_pays_back(&p, 100, 100, 50));
