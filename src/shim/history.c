@@ -61,7 +61,6 @@ void shim_history_update(shim_comm *rec, const shim_agreement *ag, plan_history 
         if (h)
             learn(h, pv, exec, whole);
         learn(rec->hist, pv, exec, whole);
-
         plan_budget_cost(&rec->budget, whole, pv->algo == PLAN_ALGO_NATIVE ? exec : 0,
                          pv->explored, pv->best_ps);
         if (pv->explored && whole > pv->best_ps && pv->site >= 0 &&
