@@ -6,14 +6,15 @@
  * change on every call (each pair's count drawn within 30 % of --bytes, a new pattern every
  * call: hrelay decides it before gathering, and where no plan can win runs MPI's algorithm),
  * through the shim and directly. With --new-comm also what a new communicator costs: each call
- * is MPI_Comm_dup of MPI_COMM_WORLD, one MPI_Alltoall of --bytes per pair on it (through the
- * shim: hrelay creates the communicator's record; or directly) and MPI_Comm_free. With
+ * is MPI_Comm_dup of MPI_COMM_WORLD, --first-calls MPI_Alltoall of --bytes per pair on it
+ * (default 1; MPI_Alltoallv with the same counts with --new-comm-v; through the shim: hrelay
+ * creates the communicator's record at the first; or directly) and MPI_Comm_free. With
  * --comms N the calls go to N duplicates of MPI_COMM_WORLD in turn (call i to duplicate i mod N),
  * as a 2-D FFT's transposes alternate between its row and column communicators. Run it under
  * libhrelay.so with 2 ranks on one node (more ranks than cores measure the scheduler):
  * `make overhead` (OVERHEAD_ARGS="--drift --new-comm") or
  *   hrelay-run -n 2 bench/overhead [--bytes 8] [--calls 2000] [--blocks 41] [--drift]
- *                                  [--new-comm] [--comms 1]
+ *                                  [--new-comm] [--new-comm-v] [--first-calls 1] [--comms 1]
  * (HRELAY_RECHECK=0 agrees on every call: no unchecked runs). Without libhrelay.so preloaded
  * both columns measure the MPI library (ratio about 1). */
 #include <dlfcn.h>
@@ -30,6 +31,8 @@ enum { DRIFTS = 64, VARIANTS = 8, COMMS_MAX = 64 };
 
 typedef struct exchange {
     int p, me, bytes;
+    int first_calls;          /* --first-calls: calls on each new communicator (--new-comm) */
+    int first_v;              /* --new-comm-v: those calls are MPI_Alltoallv */
     int ncomms;               /* the communicators calls go to in turn */
     MPI_Comm comm[COMMS_MAX]; /* MPI_COMM_WORLD, or --comms duplicates of it */
     int *counts, *displs;
@@ -100,10 +103,17 @@ static double block(const exchange *x, int variant, int calls)
         default: {
             MPI_Comm c;
             MPI_Comm_dup(MPI_COMM_WORLD, &c);
-            if (variant == 6)
-                MPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, c);
-            else
-                PMPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, c);
+            for (int k = 0; k < x->first_calls; k++)
+                if (x->first_v && variant == 6)
+                    MPI_Alltoallv(x->s, x->counts, x->displs, MPI_BYTE, x->r, x->counts, x->displs,
+                                  MPI_BYTE, c);
+                else if (x->first_v)
+                    PMPI_Alltoallv(x->s, x->counts, x->displs, MPI_BYTE, x->r, x->counts, x->displs,
+                                   MPI_BYTE, c);
+                else if (variant == 6)
+                    MPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, c);
+                else
+                    PMPI_Alltoall(x->s, x->bytes, MPI_BYTE, x->r, x->bytes, MPI_BYTE, c);
             MPI_Comm_free(&c);
         }
         }
@@ -117,7 +127,7 @@ int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     int rank, calls = 2000, blocks = 41, drifting = 0, new_comm = 0;
-    exchange x = {.bytes = 8, .ncomms = 1};
+    exchange x = {.bytes = 8, .ncomms = 1, .first_calls = 1};
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &x.p);
     x.me = rank;
@@ -132,22 +142,28 @@ int main(int argc, char **argv)
             drifting = 1;
         else if (!strcmp(argv[i], "--new-comm"))
             new_comm = 1;
+        else if (!strcmp(argv[i], "--new-comm-v"))
+            new_comm = x.first_v = 1;
+        else if (!strcmp(argv[i], "--first-calls") && i + 1 < argc)
+            x.first_calls = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--comms") && i + 1 < argc)
             x.ncomms = atoi(argv[++i]);
         else {
             if (rank == 0)
                 fprintf(strcmp(argv[i], "--help") ? stderr : stdout,
                         "usage: overhead [--bytes N] [--calls N] [--blocks N] [--drift] "
-                        "[--new-comm] [--comms N (1 - %d)]\n",
+                        "[--new-comm] [--new-comm-v] [--first-calls N] [--comms N (1 - %d)]\n",
                         COMMS_MAX);
             MPI_Finalize();
             return strcmp(argv[i], "--help") ? 2 : 0;
         }
     }
-    if (x.bytes < 1 || calls < 1 || blocks < 1 || x.ncomms < 1 || x.ncomms > COMMS_MAX) {
+    if (x.bytes < 1 || calls < 1 || blocks < 1 || x.first_calls < 1 || x.ncomms < 1 ||
+        x.ncomms > COMMS_MAX) {
         if (rank == 0)
             fprintf(stderr,
-                    "overhead: --bytes, --calls and --blocks must be positive, --comms "
+                    "overhead: --bytes, --calls, --blocks and --first-calls must be positive, "
+                    "--comms "
                     "within 1 - %d\n",
                     COMMS_MAX);
         MPI_Finalize();
@@ -201,6 +217,9 @@ int main(int argc, char **argv)
             printf("  %-14s native %8.3f us   through hrelay %8.3f us   ratio %.3f\n",
                    names[pair[k]], native * 1e6, shim * 1e6, shim / native);
         }
+        if (new_comm)
+            printf("  (new comm: MPI_Comm_dup, %d MPI_Alltoall%s, MPI_Comm_free)\n", x.first_calls,
+                   x.first_v ? "v" : "");
     }
     for (int v = 0; v < VARIANTS; v++)
         free(t[v]);

@@ -32,8 +32,10 @@ const char *hrelay_version(void);
  *        overriding HRELAY_ALGO for that communicator.
  *
  * Collective over \p comm: every rank must call it with the same \p name between the same two
- * collective calls (hrelay does not check the names agree). Calls on other communicators,
- * including duplicates of \p comm, keep their own setting.
+ * collective calls (hrelay does not check the names agree). It does not communicate: before
+ * the first intercepted call on \p comm the request waits on the communicator for that call,
+ * which makes hrelay's record of it. Calls on other communicators, including duplicates of
+ * \p comm, keep their own setting.
  * \param comm an intracommunicator
  * \param name an HRELAY_ALGO value ("auto", "native", "direct", ...), or NULL to return to
  *        the value of HRELAY_ALGO

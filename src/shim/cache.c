@@ -30,12 +30,17 @@ void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p)
 
 void shim_slot_clear(shim_slot *s)
 {
-    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
-        shim_prog_release(s->prog[a]);
+    shim_slot_release(s);
     uint64_t *row = s->row, *col = s->col;
     memset(s, 0, sizeof *s);
     s->row = row; /* the arrays stay allocated with the slot */
     s->col = col;
+}
+
+void shim_slot_release(shim_slot *s)
+{
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
+        shim_prog_release(s->prog[a]);
 }
 
 void shim_slot_share(shim_slot *s, const shim_slot *src)

@@ -75,6 +75,9 @@ typedef struct shim_slot {
 /* Empties slot s (its plans released; its row and column arrays stay). */
 void shim_slot_clear(shim_slot *s);
 
+/* Releases slot s's plans and nothing else: for a slot whose memory is freed next. */
+void shim_slot_release(shim_slot *s);
+
 /* Makes slot s share the decision and plans of src (which holds the same pattern). */
 void shim_slot_share(shim_slot *s, const shim_slot *src);
 

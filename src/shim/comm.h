@@ -75,6 +75,9 @@ typedef struct shim_comm {
     uint64_t quiet_len;    /* the length of the next run of unchecked calls */
     uint64_t patterns;     /* distinct patterns gathered so far */
     uint64_t last_agreed;  /* `calls` at the last agreed call */
+    uint64_t first_load;   /* agreed at creation: the bound of the call that created the
+                              record (the most any rank sends or receives, plan_summary_bound;
+                              INT64_MAX: unknown) */
     shim_prev prev;        /* the previous agreed call */
     MPI_Datatype agree_type; /* the agreement's element (agree.h) */
     uint64_t *agree_buf;   /* its wire form (shim_agree_words of the summary's blocks) */
@@ -108,12 +111,19 @@ enum { SHIM_PRIVATE_MAX = 128 };
 /* The first run of unchecked native calls after a request changes (see call.c). */
 enum { SHIM_QUIET_FIRST = 8 };
 
-/* Creates the attribute key of communicator records. Returns an MPI error code. */
-int shim_comm_keyval_create(int *keyval);
+/* Creates the attribute keys of communicator records and of hrelay_set_algorithm's requests
+ * made before a communicator's first call (both or neither). Returns an MPI error code. */
+int shim_comm_keyval_create(int *keyval, int *request_keyval);
 
-/* The record of comm, creating it on first use: collective over comm (duplicates it, then
- * agrees that every rank got its memory). NULL on every rank if it cannot be created. */
-shim_comm *shim_comm_get(MPI_Comm comm);
+/* The record of comm, or NULL if it has none yet. Local. */
+shim_comm *shim_comm_find(MPI_Comm comm);
+
+/* Creates comm's record at the call that needs it: collective over comm (one allreduce agrees
+ * that every rank got its memory and, where it needs none, the topology). load is this rank's
+ * part of the creating call's bound (shim_args_load; UINT64_MAX: unknown), agreed into the
+ * record's first_load; the request is what hrelay_set_algorithm left on comm, if anything.
+ * NULL on every rank if it cannot be created. */
+shim_comm *shim_comm_create(MPI_Comm comm, uint64_t load);
 
 /* Moves at every record deletion (comm_record.c); read it with shim_comm_epoch. */
 extern atomic_uint shim_comm_epochs;

@@ -5,6 +5,7 @@
  * first use); its delete callback frees the duplicate and hands the statistics to the
  * process. */
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,7 @@ atomic_uint shim_comm_epochs;
 static void record_free(shim_comm *rec)
 {
     for (int i = 0; i < rec->nslots; i++)
-        shim_slot_clear(&rec->slot[i]);
+        shim_slot_release(&rec->slot[i]);
     for (int i = 0; i < SHIM_HISTORY_SITES; i++)
         free(rec->site_hist[i]);
     shim_sites_free(&rec->sites);
@@ -168,10 +169,17 @@ int shim_comm_gather_buffer(shim_comm *rec)
     return rec->gather ? 0 : -1;
 }
 
-/* Creates the attribute key (see comm.h). */
-int shim_comm_keyval_create(int *keyval)
+/* Creates the attribute keys (see comm.h). */
+int shim_comm_keyval_create(int *keyval, int *request_keyval)
 {
-    return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_record, keyval, NULL);
+    int rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_record, keyval, NULL);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, request_keyval,
+                                 NULL);
+    if (rc != MPI_SUCCESS)
+        PMPI_Comm_free_keyval(keyval);
+    return rc;
 }
 
 /* Allocates a zeroed record for p ranks and nslots cache slots, with all its arrays in one
@@ -220,32 +228,45 @@ static shim_comm *record_alloc(int p, int nslots)
     return rec;
 }
 
-/* Creates comm's record (collective over comm); NULL on every rank on failure. One allreduce
- * where the topology is known without communication (shim_topo_init_local); no duplicate
- * (shim_comm_private makes it at the first gather). */
-static shim_comm *record_create(MPI_Comm comm)
+/* The request hrelay_set_algorithm left on comm before it had a record (control.c), else
+ * SHIM_REQUEST_ENV. */
+static int pending_request(MPI_Comm comm)
 {
-    int p, rank, local = 0;
+    void *v = NULL;
+    int flag = 0;
+    if (PMPI_Comm_get_attr(comm, shim_g.request_keyval, &v, &flag) != MPI_SUCCESS || !flag)
+        return SHIM_REQUEST_ENV;
+    return (int)(intptr_t)v;
+}
+
+/* Creates comm's record (see comm.h); NULL on every rank on failure. One allreduce where the
+ * topology is known without communication (shim_topo_init_local); no duplicate
+ * (shim_comm_private makes it at the first gather). */
+shim_comm *shim_comm_create(MPI_Comm comm, uint64_t load)
+{
+    int p, rank, local = 0, topo_ok = 1;
 
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
     shim_comm *rec = record_alloc(p, shim_g.cfg.cache_size);
-    /* ok: [the record, the topology found locally]; MIN over ranks */
-    int ok[2] = {rec != NULL &&
-                     shim_agree_type_create(shim_agree_words(rec->summary.nblocks),
-                                            &rec->agree_type) == MPI_SUCCESS &&
-                     live(shim_g.world, rec, 1) == 0,
-                 1};
+    int made = rec != NULL &&
+               shim_agree_type_create(shim_agree_words(rec->summary.nblocks), &rec->agree_type) ==
+                   MPI_SUCCESS &&
+               live(shim_g.world, rec, 1) == 0;
     if (rec)
-        local = shim_topo_init_local(&rec->topo, comm, p, shim_g.cfg.node_size, &ok[1]);
-    if (PMPI_Allreduce(MPI_IN_PLACE, ok, 2, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        local = shim_topo_init_local(&rec->topo, comm, p, shim_g.cfg.node_size, &topo_ok);
+    /* MIN over ranks: [the record, the topology found locally, minus the load]; signed words
+     * (MPICH 4.0.2 compares unsigned integers as signed in MPI_MIN, pmodels/mpich#6083) */
+    int64_t ok[3] = {made, topo_ok != 0, -(int64_t)(load < INT64_MAX ? load : INT64_MAX)};
+    if (PMPI_Allreduce(MPI_IN_PLACE, ok, 3, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
         ok[0] = 0;
     if (ok[0] && rec) {
         rec->comm = comm;
         rec->priv = MPI_COMM_NULL;
         rec->p = p;
         rec->rank = rank;
-        rec->request = SHIM_REQUEST_ENV;
+        rec->request = pending_request(comm);
+        rec->first_load = (uint64_t)-ok[2];
         rec->last = -1;
         rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
         rec->quiet_len = SHIM_QUIET_FIRST;
@@ -266,14 +287,14 @@ static shim_comm *record_create(MPI_Comm comm)
     return NULL;
 }
 
-/* The record of comm, created on first use (see comm.h). */
-shim_comm *shim_comm_get(MPI_Comm comm)
+/* The record of comm, if it has one (see comm.h). */
+shim_comm *shim_comm_find(MPI_Comm comm)
 {
     shim_comm *rec = NULL;
     int flag = 0;
-    if (PMPI_Comm_get_attr(comm, shim_g.keyval, &rec, &flag) != MPI_SUCCESS)
+    if (PMPI_Comm_get_attr(comm, shim_g.keyval, &rec, &flag) != MPI_SUCCESS || !flag)
         return NULL;
-    return flag ? rec : record_create(comm);
+    return rec;
 }
 
 /* Frees MPI_COMM_WORLD's record (see comm.h). */

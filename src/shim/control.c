@@ -1,5 +1,8 @@
 /* The tool-facing API of hrelay.h: choosing the family per communicator and reading back
- * which family ran. Both act on the communicator's record only. */
+ * which family ran. Both act on the communicator's record only (a request made before the
+ * communicator's first call waits in an attribute of its own for the record that call makes). */
+#include <stdint.h>
+
 #include "hrelay.h"
 #include "shim/comm.h"
 #include "shim/settings.h"
@@ -20,9 +23,12 @@ SHIM_EXPORT int hrelay_set_algorithm(MPI_Comm comm, const char *name)
     int request = SHIM_REQUEST_ENV;
     if (!handled(comm) || (name && shim_request_parse(name, &request) != 0))
         return -1;
-    shim_comm *rec = shim_comm_get(comm);
-    if (!rec)
-        return -1;
+    shim_comm *rec = shim_comm_find(comm);
+    if (!rec) /* no call on comm yet: its record, made by the first call, takes the request */
+        return PMPI_Comm_set_attr(comm, shim_g.request_keyval, (void *)(intptr_t)request) ==
+                       MPI_SUCCESS
+                   ? 0
+                   : -1;
     rec->request = request;
     rec->quiet_until = rec->calls; /* the next call is agreed under the new request */
     rec->quiet_len = SHIM_QUIET_FIRST;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "shim/describe.h"
+#include "shim/state.h"
 #include "shim/validate.h"
 
 /* The MPI error class of an error code. */
@@ -27,6 +28,32 @@ uint64_t shim_local_bytes(const shim_args *a, int p)
             total += (uint64_t)c * (uint64_t)size;
     }
     return total;
+}
+
+uint64_t shim_args_load(const shim_args *a, int p, int rank, int half)
+{
+    int inplace = a->sendbuf == MPI_IN_PLACE;
+    uint64_t bytes[2] = {0, 0}; /* sent, received */
+    if (!inplace && shim_check_alias(a) != MPI_SUCCESS)
+        return UINT64_MAX;
+    for (int recv = 0; recv < 2; recv++) {
+        int side = recv || inplace; /* in place, both from the receive arguments */
+        exec_type t;
+        if (shim_check_type(side ? a->rtype : a->stype, shim_g.self) != MPI_SUCCESS ||
+            exec_type_init(&t, side ? a->rtype : a->stype) != MPI_SUCCESS)
+            return UINT64_MAX;
+        for (int j = 0; j < p; j++) {
+            MPI_Count c = shim_args_count(a, side, j);
+            uint64_t b;
+            if (shim_check_message(a, side, j, c, &t) != MPI_SUCCESS ||
+                __builtin_mul_overflow((uint64_t)c, (uint64_t)t.size, &b) ||
+                __builtin_add_overflow(bytes[recv], j == rank ? 0 : b, &bytes[recv]))
+                return UINT64_MAX;
+        }
+    }
+    uint64_t big = bytes[0] > bytes[1] ? bytes[0] : bytes[1];
+    uint64_t small = bytes[0] > bytes[1] ? bytes[1] : bytes[0];
+    return !half ? big : big + small < big ? UINT64_MAX : big + small;
 }
 
 /* Fills one side of x from the arguments into the record's arrays, checking them as the MPI

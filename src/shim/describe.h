@@ -20,6 +20,13 @@ int shim_describe(const shim_args *a, shim_comm *rec, exec_exchange *x, uint64_t
  * (both types dense). */
 uint64_t shim_type_facts(const exec_exchange *x, int inplace);
 
+/* This rank's part of the call's bound from its arguments alone, without a record (p ranks,
+ * this one `rank`): the larger of the bytes it sends to and receives from the other ranks, their
+ * sum if half (plan_summary_bound's word of this rank, as shim_describe and plan_summary_rank
+ * would give it); UINT64_MAX where shim_describe would find an argument erroneous (so that
+ * the call is agreed and its error raised as hrelay raises it) or the bytes overflow. */
+uint64_t shim_args_load(const shim_args *a, int p, int rank, int half);
+
 /* Bytes this rank sends in a call that already succeeded (its types are valid), p ranks. */
 uint64_t shim_local_bytes(const shim_args *a, int p);
 

@@ -313,6 +313,14 @@ static uint64_t site_unchecked(const shim_site *site)
     return site ? site->st.unchecked - site->unchecked_mark : 0;
 }
 
+/* This rank's part of a described call's pattern: the hash of its row (row_hash) with the
+ * call's kind, MPI_IN_PLACE and type facts; never 0. */
+static uint64_t pattern_hash(uint64_t row_hash, const shim_facts *f)
+{
+    uint64_t facts[3] = {(uint64_t)f->kind, (uint64_t)f->inplace, f->types};
+    return plan_hash_words(row_hash, facts, 3) | 1;
+}
+
 /* The agreed path, first part: describes the call, matches it against the cache, prepares the
  * likely run (nothing may fail after the agreement) and summarises the pattern; *ag is this
  * rank's part of the agreement. */
@@ -343,8 +351,7 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
         }
     }
     summarise(c);
-    uint64_t facts[3] = {(uint64_t)c->facts.kind, (uint64_t)inplace, c->facts.types};
-    c->pattern = c->status ? 0 : plan_hash_words(c->row_hash, facts, 3) | 1;
+    c->pattern = c->status ? 0 : pattern_hash(c->row_hash, &c->facts);
     long idx = c->site ? (long)(c->site - rec->sites.site) : -1;
     *ag = (shim_agreement){.slots = mask,
                            .ok = c->status == 0,
@@ -716,22 +723,67 @@ static int run_agreed(shim_call *c, uint64_t t0)
     return after_miss(c, res, t0);
 }
 
-/* The record of an intracommunicator comm, created on first use (collective), or NULL for an
- * intercommunicator or when it cannot be created. A communicator with a record is an
- * intracommunicator, so the common case is one attribute lookup, and none for the thread's
- * last few communicators (shim_thread). */
-static shim_comm *record_of(MPI_Comm comm)
+/* A communicator's first call a at site under auto, where its record's creation agreed that
+ * no rank moves SHIM_EXPLORE_MIN_BYTES (rec->first_load: too small to explore, which every
+ * agreement of it would decide): it runs MPI's algorithm unchecked, and stands for the agreed
+ * call the next one is compared with (rec->prev: too small, its size class, the first site;
+ * its pattern remembered at its site and as the last one; counted in rec->agreed), so that a
+ * second call alike at the same site starts the long run at once, and a second call of its
+ * pattern at the site is no new pattern. One agreement of the first 51 calls of a tiny exchange
+ * on a fresh communicator instead of two. A function of agreed values (the creation's) only,
+ * so on every rank alike; the site is the record's first on every rank that could note it (an
+ * out-of-memory rank's differs: what follows is a longer or shorter run, never a different
+ * call on one rank). */
+static void first_call(shim_comm *rec, const shim_args *a, shim_site *site)
 {
+    int request = rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
+    if (request != SHIM_AUTO || shim_g.cfg.recheck == 0 ||
+        rec->first_load >= SHIM_EXPLORE_MIN_BYTES)
+        return;
+    rec->quiet_until = rec->calls + 1;
+    rec->agreed++;
+    rec->prev = (shim_prev){.slot = -1,
+                            .algo = PLAN_ALGO_NATIVE,
+                            .hist = 0,
+                            .site = -1,
+                            .cls = plan_learn_class(rec->first_load),
+                            .tiny = 1};
+    exec_exchange x;
+    int inplace = a->sendbuf == MPI_IN_PLACE;
+    if (shim_describe(a, rec, &x, rec->row) == MPI_SUCCESS) {
+        shim_facts f = {
+            .kind = (int)a->kind, .inplace = inplace, .types = shim_type_facts(&x, inplace)};
+        rec->last_pattern = pattern_hash(plan_hash_words(PLAN_HASH_START, rec->row, (size_t)rec->p),
+                                         &f);
+        if (site)
+            remember(site, rec->last_pattern);
+    }
+    shim_log(2,
+             "on %d ranks: the first call moves at most %llu bytes per rank, too few to "
+             "explore: MPI's algorithm unchecked",
+             rec->p, (unsigned long long)rec->first_load);
+}
+
+/* The record of call a's communicator (an intracommunicator), created at its first call
+ * (collective; *created set), or NULL for an intercommunicator or when it cannot be created. A
+ * communicator with a record is an intracommunicator, so the common case is one attribute
+ * lookup, and none for the thread's last few communicators (shim_thread). */
+static shim_comm *record_of(const shim_args *a, int *created)
+{
+    MPI_Comm comm = a->comm;
     shim_thread *t = &shim_this_thread;
     shim_comm *rec = shim_thread_find(t, comm);
     if (rec)
         return rec;
-    int flag = 0, inter = 0;
-    if (PMPI_Comm_get_attr(comm, shim_g.keyval, &rec, &flag) != MPI_SUCCESS || !flag) {
-        if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    if (!(rec = shim_comm_find(comm))) {
+        int inter = 0, p = 0, rank = 0;
+        if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
+            PMPI_Comm_size(comm, &p) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
             return NULL;
-        if (!(rec = shim_comm_get(comm)))
+        uint64_t load = shim_args_load(a, p, rank, shim_g.cfg.duplex == PLAN_DUPLEX_HALF);
+        if (!(rec = shim_comm_create(comm, load)))
             return NULL;
+        *created = 1;
     }
     unsigned epoch = shim_comm_epoch();
     if (epoch != t->epoch) { /* a record was deleted: forget every entry */
@@ -751,12 +803,14 @@ int shim_alltoall_any(const shim_args *a)
     if (!shim_g.active || shim_this_thread.depth > 0 || a->comm == MPI_COMM_NULL)
         return shim_args_pmpi(a);
     shim_this_thread.depth++;
-    shim_comm *rec = record_of(a->comm);
-    int rc;
+    int created = 0, rc;
+    shim_comm *rec = record_of(a, &created);
     if (!rec) {
         rc = shim_args_pmpi(a);
     } else {
         shim_site *site = shim_site_of(&rec->sites, a->caller, shim_g.cfg.site_depth);
+        if (created)
+            first_call(rec, a, site);
         int request = rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
         rec->calls++;
         if (request == PLAN_ALGO_NATIVE || rec->no_private) {

@@ -24,7 +24,7 @@ SHIM_EXPORT const char *hrelay_version(void)
 /* What start-up sets up besides the configuration (freed again by undo_setup). */
 typedef struct setup {
     shim_world *world;
-    int keyval; /* MPI_KEYVAL_INVALID if not created */
+    int keyval, request_keyval; /* MPI_KEYVAL_INVALID if not created (both or neither) */
     int have_op;
     MPI_Comm self; /* MPI_COMM_NULL if not created */
 } setup;
@@ -37,7 +37,8 @@ static int set_up(setup *s)
     s->world = shim_world_create();
     if (s->world && PMPI_Query_thread(&level) == MPI_SUCCESS)
         s->world->threaded = level == MPI_THREAD_MULTIPLE;
-    if (s->world == NULL || shim_comm_keyval_create(&s->keyval) != MPI_SUCCESS ||
+    if (s->world == NULL ||
+        shim_comm_keyval_create(&s->keyval, &s->request_keyval) != MPI_SUCCESS ||
         !(s->have_op = shim_agree_op_create(&shim_g.agree_op) == MPI_SUCCESS) ||
         PMPI_Comm_dup(MPI_COMM_SELF, &s->self) != MPI_SUCCESS)
         return 0;
@@ -47,8 +48,10 @@ static int set_up(setup *s)
 /* Frees what set_up made. */
 static void undo_setup(setup *s)
 {
-    if (s->keyval != MPI_KEYVAL_INVALID)
+    if (s->keyval != MPI_KEYVAL_INVALID) {
         PMPI_Comm_free_keyval(&s->keyval);
+        PMPI_Comm_free_keyval(&s->request_keyval);
+    }
     if (s->have_op)
         PMPI_Op_free(&shim_g.agree_op);
     if (s->self != MPI_COMM_NULL)
@@ -105,7 +108,8 @@ void shim_startup(void)
 
     /* flags: [same environment as rank 0, set-up succeeded]; MIN over ranks */
     int flags[2] = {shim_env_hash() == cfg.env_hash, 1};
-    setup s = {.keyval = MPI_KEYVAL_INVALID, .self = MPI_COMM_NULL};
+    setup s = {
+        .keyval = MPI_KEYVAL_INVALID, .request_keyval = MPI_KEYVAL_INVALID, .self = MPI_COMM_NULL};
     if (!cfg.disable)
         flags[1] = set_up(&s);
     if (PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -131,6 +135,7 @@ void shim_startup(void)
     if (cfg.node_size == SHIM_NODE_AUTO)
         shim_world_labels(s.world, rank, size);
     shim_g.keyval = s.keyval;
+    shim_g.request_keyval = s.request_keyval;
     shim_g.self = s.self;
     shim_g.world = s.world;
     shim_g.active = 1;
@@ -190,6 +195,7 @@ void shim_shutdown(void)
 
     shim_g.active = 0;
     PMPI_Comm_free_keyval(&shim_g.keyval);
+    PMPI_Comm_free_keyval(&shim_g.request_keyval);
     PMPI_Op_free(&shim_g.agree_op);
     PMPI_Comm_free(&shim_g.self);
     shim_world_free(shim_g.world);

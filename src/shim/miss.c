@@ -36,7 +36,7 @@ typedef struct miss_agreement {
     int failed;                        /* a rank could not prepare the likely run */
     int likely;                        /* the likely run every rank prepared (family +
                                           PLAN_ALGO_COUNT * variant), -1: they differ */
-    uint64_t staging[PLAN_ALGO_COUNT]; /* staging a family needs (UINT64_MAX: failed) */
+    uint64_t staging[PLAN_ALGO_COUNT]; /* staging a family needs (STAGING_FAILED: failed) */
 } miss_agreement;
 
 /* Its wire form: MISS_WORDS words, all combined by MPI_MAX. */
@@ -145,9 +145,22 @@ static int gather(shim_call *c, miss_pattern *pat, shim_miss_result *res)
     return 0;
 }
 
+/* What a rank agrees as the staging of a family that failed there: below 2^63 (MPICH 4.0.2
+ * compares unsigned integers as signed in MPI_MAX, pmodels/mpich#6083: UINT64_MAX would lose
+ * to every other rank's figure, and the ranks would disagree on the family), above any
+ * staging a rank can hold. */
+#define STAGING_FAILED ((uint64_t)INT64_MAX)
+
+/* The staging word of a family planned on this rank (shim_prog_staging's UINT64_MAX, a view
+ * that could not be made: STAGING_FAILED). */
+static uint64_t staging_word(uint64_t staging)
+{
+    return staging < STAGING_FAILED ? staging : STAGING_FAILED;
+}
+
 /* Fills slot s from the new pattern: shares the choice and plans of src_slot (a copy of the
  * slot with the same pattern) if there is one, else decides (plans the candidates) and records
- * in staging[a] what family a needs on this rank (UINT64_MAX: it failed here). */
+ * in staging[a] what family a needs on this rank (STAGING_FAILED: it failed here). */
 static void fill_slot(shim_call *c, shim_slot *s, const shim_slot *src_slot,
                       const miss_pattern *pat, uint64_t staging[PLAN_ALGO_COUNT])
 {
@@ -158,9 +171,9 @@ static void fill_slot(shim_call *c, shim_slot *s, const shim_slot *src_slot,
     shim_decide(c->rec, s, &pat->m, &pat->po, shim_args_native_kind(c->a), pat->fc);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
         if (s->failed & (1u << a))
-            staging[a] = UINT64_MAX;
+            staging[a] = STAGING_FAILED;
         else if (s->prog[a])
-            staging[a] = s->prog[a]->staging = shim_prog_staging(s->prog[a], &c->x);
+            staging[a] = s->prog[a]->staging = staging_word(shim_prog_staging(s->prog[a], &c->x));
 }
 
 /* The candidate the new pattern's first call runs: the family the forecast explores (pat->fc)
@@ -240,14 +253,15 @@ static int plan_fallbacks(shim_call *c, shim_slot *s, const miss_pattern *pat)
     plan_algo next;
     while ((next = plan_choice_next(&s->choice)) != PLAN_ALGO_NATIVE && !s->prog[next]) {
         int built = 0;
-        uint64_t need = shim_slot_prog(rec, s, next, &pat->m, &pat->po, &built) != 0
-                            ? UINT64_MAX
-                            : (s->prog[next]->staging = shim_prog_staging(s->prog[next], &c->x));
+        uint64_t need =
+            shim_slot_prog(rec, s, next, &pat->m, &pat->po, &built) != 0
+                ? STAGING_FAILED
+                : (s->prog[next]->staging = staging_word(shim_prog_staging(s->prog[next], &c->x)));
         s->planned += built;
         int rc = PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_UINT64_T, MPI_MAX, rec->priv);
         if (rc != MPI_SUCCESS)
             return rc;
-        if (need > shim_g.cfg.max_staging) {
+        if (need > shim_g.cfg.max_staging || need == STAGING_FAILED) {
             shim_prog_release(s->prog[next]);
             s->prog[next] = NULL;
             plan_choice_drop(&s->choice, next);
@@ -263,10 +277,10 @@ static int settle(shim_call *c, shim_slot *s, const miss_pattern *pat, const mis
 {
     uint32_t drop = 0;
     for (int k = 0; k < PLAN_ALGO_COUNT; k++) {
-        if (ag->staging[k] <= shim_g.cfg.max_staging)
+        if (ag->staging[k] <= shim_g.cfg.max_staging && ag->staging[k] != STAGING_FAILED)
             continue;
         drop |= 1u << k;
-        if (ag->staging[k] != UINT64_MAX)
+        if (ag->staging[k] != STAGING_FAILED)
             shim_log(2, "%s on %d ranks: %s needs %llu staging bytes on some rank, over "
                         "HRELAY_MAX_STAGING=%llu; not used",
                      shim_args_name(c->a), c->rec->p, plan_algo_name((plan_algo)k),

@@ -67,6 +67,8 @@ typedef struct shim_state {
     shim_config cfg;
     int world_rank, world_size;
     int keyval;              /* attribute of communicator records (comm.h) */
+    int request_keyval;      /* attribute of hrelay_set_algorithm's request on a
+                                communicator without a record yet (control.c) */
     MPI_Op agree_op;         /* the agreement's reduction (agree.h; each communicator's
                                 record has its element type) */
     MPI_Comm self;           /* a duplicate of MPI_COMM_SELF whose errors return: where

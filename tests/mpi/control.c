@@ -80,6 +80,18 @@ int main(int argc, char **argv)
     failures += exchange(MPI_COMM_WORLD);
     expect_last(last, MPI_COMM_WORLD, rank, "native"); /* HRELAY_ALGO=native */
 
+    /* requests before a communicator's first call (hrelay has no record of it yet): the last
+     * one runs that call */
+    MPI_Comm fresh;
+    MPI_Comm_dup(MPI_COMM_WORLD, &fresh);
+    if (set(fresh, "stepwise") != 0 || set(fresh, "direct") != 0)
+        fail(rank, "requests before the first call accepted", "-1");
+    if (last(fresh) != NULL)
+        fail(rank, "no call on the fresh communicator yet", last(fresh));
+    failures += exchange(fresh);
+    expect_last(last, fresh, rank, "direct");
+    MPI_Comm_free(&fresh);
+
     if (set(MPI_COMM_WORLD, "direct") != 0)
         fail(rank, "set direct accepted", "-1");
     failures += exchange(MPI_COMM_WORLD);
