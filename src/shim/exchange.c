@@ -8,7 +8,8 @@
  *     for a call too small to explore after the same call or one alike) and doubles up to
  *     HRELAY_RECHECK, so tiny repeated exchanges pay almost nothing. An MPI_Alltoall too small
  *     to explore by its bytes (the same on every rank) runs so at once, without a run, once one
- *     was agreed on the communicator (tiny_alltoall).
+ *     was agreed on the communicator (tiny_alltoall); so does a communicator's first call where
+ *     its record's creation agreed that no rank moves enough bytes to explore (first_call).
  *   Agreed: every rank validates its arguments (describe.c, validate.c: MPICH's checks, in its
  *     order), matches its part of the pattern against the cache, prepares the cached plan's
  *     run (run.c; before agreeing, so that nothing can fail on one rank after the others
