@@ -104,6 +104,13 @@ typedef struct shim_comm {
     shim_topo topo;             /* the node of every rank (HRELAY_NODE_SIZE), node communicators */
 } shim_comm;
 
+/* What calls on rec run for: hrelay_set_algorithm's request on it, else HRELAY_ALGO's
+ * (SHIM_AUTO, native or a family). */
+static inline int shim_comm_request(const shim_comm *rec)
+{
+    return rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
+}
+
 /* Live records holding a private duplicate, at most, per process: each takes a context id
  * (MPICH 4.0.2 has 2048 per process), and with its node communicators up to three. */
 enum { SHIM_PRIVATE_MAX = 128 };

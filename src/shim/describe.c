@@ -30,6 +30,38 @@ uint64_t shim_local_bytes(const shim_args *a, int p)
     return total;
 }
 
+/* The datatype of one side of a (recv: the receive side) into *t, checked as the MPI library
+ * checks it; memo (a record's memo of that side, or NULL) answers for a common predefined type
+ * described before and keeps one. Returns MPI_SUCCESS or the MPI error class. */
+static int side_type(const shim_args *a, int recv, exec_type *memo, exec_type *t)
+{
+    MPI_Datatype type = recv ? a->rtype : a->stype;
+    int rc;
+    if (memo && memo->size > 0 && memo->type == type) {
+        *t = *memo; /* nothing to ask */
+        return MPI_SUCCESS;
+    }
+    if ((rc = shim_check_type(type, shim_g.self)) != MPI_SUCCESS)
+        return rc;
+    if ((rc = exec_type_init(t, type)) != MPI_SUCCESS)
+        return error_class(rc);
+    if (memo && shim_type_common(type))
+        *memo = *t;
+    return MPI_SUCCESS;
+}
+
+/* Message j of one side of a with type t, checked as the MPI library checks it: its count into
+ * *count and its bytes into *bytes. Returns MPI_SUCCESS or the MPI error class. */
+static int message_of(const shim_args *a, int recv, int j, const exec_type *t, MPI_Count *count,
+                      MPI_Count *bytes)
+{
+    *count = shim_args_count(a, recv, j);
+    int rc = shim_check_message(a, recv, j, *count, t);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    return __builtin_mul_overflow(*count, t->size, bytes) ? MPI_ERR_COUNT : MPI_SUCCESS;
+}
+
 uint64_t shim_args_load(const shim_args *a, int p, int rank, int half)
 {
     int inplace = a->sendbuf == MPI_IN_PLACE;
@@ -39,15 +71,12 @@ uint64_t shim_args_load(const shim_args *a, int p, int rank, int half)
     for (int recv = 0; recv < 2; recv++) {
         int side = recv || inplace; /* in place, both from the receive arguments */
         exec_type t;
-        if (shim_check_type(side ? a->rtype : a->stype, shim_g.self) != MPI_SUCCESS ||
-            exec_type_init(&t, side ? a->rtype : a->stype) != MPI_SUCCESS)
+        if (side_type(a, side, NULL, &t) != MPI_SUCCESS)
             return UINT64_MAX;
         for (int j = 0; j < p; j++) {
-            MPI_Count c = shim_args_count(a, side, j);
-            uint64_t b;
-            if (shim_check_message(a, side, j, c, &t) != MPI_SUCCESS ||
-                __builtin_mul_overflow((uint64_t)c, (uint64_t)t.size, &b) ||
-                __builtin_add_overflow(bytes[recv], j == rank ? 0 : b, &bytes[recv]))
+            MPI_Count c, b;
+            if (message_of(a, side, j, &t, &c, &b) != MPI_SUCCESS ||
+                __builtin_add_overflow(bytes[recv], j == rank ? 0 : (uint64_t)b, &bytes[recv]))
                 return UINT64_MAX;
         }
     }
@@ -62,26 +91,13 @@ uint64_t shim_args_load(const shim_args *a, int p, int rank, int half)
 static int describe_side(const shim_args *a, int recv, shim_comm *rec, exec_side *s,
                          MPI_Count *count, MPI_Aint *displ)
 {
-    MPI_Datatype type = recv ? a->rtype : a->stype;
-    exec_type *memo = &rec->type_memo[recv];
-    int rc;
-    if (memo->size > 0 && memo->type == type) {
-        s->type = *memo; /* a common predefined type described before: nothing to ask */
-    } else {
-        if ((rc = shim_check_type(type, shim_g.self)) != MPI_SUCCESS)
-            return rc;
-        if ((rc = exec_type_init(&s->type, type)) != MPI_SUCCESS)
-            return error_class(rc);
-        if (shim_type_common(type))
-            *memo = s->type;
-    }
+    int rc = side_type(a, recv, &rec->type_memo[recv], &s->type);
+    if (rc != MPI_SUCCESS)
+        return rc;
     for (int j = 0; j < rec->p; j++) {
         MPI_Count total;
-        count[j] = shim_args_count(a, recv, j);
-        if ((rc = shim_check_message(a, recv, j, count[j], &s->type)) != MPI_SUCCESS)
+        if ((rc = message_of(a, recv, j, &s->type, &count[j], &total)) != MPI_SUCCESS)
             return rc;
-        if (__builtin_mul_overflow(count[j], s->type.size, &total))
-            return MPI_ERR_COUNT;
 #ifndef HRELAY_HAVE_MPI_LARGE_COUNT
         if (total > INT_MAX) /* exec's int-count MPI-3 calls cannot move it (mpi_compat.h) */
             return SHIM_STATUS_NATIVE;

@@ -737,7 +737,7 @@ static int run_agreed(shim_call *c, uint64_t t0)
  * call on one rank). */
 static void first_call(shim_comm *rec, const shim_args *a, shim_site *site)
 {
-    int request = rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
+    int request = shim_comm_request(rec);
     if (request != SHIM_AUTO || shim_g.cfg.recheck == 0 ||
         rec->first_load >= SHIM_EXPLORE_MIN_BYTES)
         return;
@@ -812,7 +812,7 @@ int shim_alltoall_any(const shim_args *a)
         shim_site *site = shim_site_of(&rec->sites, a->caller, shim_g.cfg.site_depth);
         if (created)
             first_call(rec, a, site);
-        int request = rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
+        int request = shim_comm_request(rec);
         rec->calls++;
         if (request == PLAN_ALGO_NATIVE || rec->no_private) {
             rc = run_unchecked(a, rec, site, 0);

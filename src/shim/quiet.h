@@ -137,7 +137,7 @@ __attribute__((always_inline)) static inline int shim_quiet_begin(MPI_Comm comm,
     if (!rec || caller != rec->sites.last_ra)
         return 0;
     shim_site *site = &rec->sites.site[rec->sites.last_site];
-    int request = rec->request != SHIM_REQUEST_ENV ? rec->request : shim_g.cfg.algo;
+    int request = shim_comm_request(rec);
     int quiet = request != PLAN_ALGO_NATIVE;
     if (site->st.calls % SHIM_SAMPLE == 0)
         return 0;
