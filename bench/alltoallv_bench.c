@@ -46,6 +46,7 @@ static void describe_run(bench_meta *meta, const bench_opts *o, const bench_hrel
     meta->runs = o->runs;
     meta->warmup = o->warmup;
     meta->check_every = o->check_every;
+    meta->blocks = o->blocks;
     meta->online_cpus = sysconf(_SC_NPROCESSORS_ONLN);
 }
 

@@ -53,6 +53,7 @@ typedef struct bench_opts {
     int quiet;        /* no text table on stdout */
     int node_size;    /* 0: the real nodes (MPI_COMM_TYPE_SHARED); K: consecutive groups of K */
     int check_every;  /* drifting patterns: also check every N-th call; 0: first and last only */
+    int blocks;       /* --order blocks: each candidate makes all its calls of a run in a row */
     uint64_t bfs_max; /* drift-bfs: the largest bytes per rank of its level sweep */
     int moe_k;        /* drift-moe: experts per token */
     uint64_t moe_token_bytes; /* drift-moe: bytes per token, a multiple of BENCH_ELEM */
@@ -133,6 +134,11 @@ uint64_t bench_random(uint64_t *s);
  * independently, so that over a bench's runs a round's call (on a drifting pattern, one call of
  * its sequence) is not made by the candidates in the same order every time. */
 void bench_round_order(uint64_t seed, int run, int round, int *order, int n);
+
+/* The order in which the candidates make their calls of round `round` of run `run` under o:
+ * bench_round_order's, or with --order blocks the run's one order of the candidates' blocks
+ * (every round alike). */
+void bench_call_order(const bench_opts *o, int run, int round, int *order, int n);
 
 /* ---- candidates (candidates.c) ---- */
 
@@ -299,6 +305,7 @@ typedef struct bench_meta {
     int half_duplex;
     uint64_t seed;
     int reps, runs, warmup, check_every;
+    int blocks; /* --order blocks */
     long online_cpus;
 } bench_meta;
 

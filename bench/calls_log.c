@@ -15,7 +15,7 @@ void bench_calls_write(FILE *f, const bench_ctx *ctx, const char *pattern, uint6
         double bound = ctx->rate_bps > 0 ? (double)seq->bound_bytes[bench_sequence_call(seq, r)] *
                                                8 / ctx->rate_bps
                                          : NAN;
-        bench_round_order(o->seed, run, r, order, l->nslots);
+        bench_call_order(o, run, r, order, l->nslots);
         for (int pos = 0; pos < l->nslots; pos++) {
             int k = order[pos];
             size_t i = (size_t)r * (size_t)l->nslots + (size_t)k;

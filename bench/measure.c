@@ -9,7 +9,11 @@
  * does). A drifting pattern runs call r of its sequence in round r, the same for every
  * candidate and every run; the order of round r changes from run to run, so that over the runs
  * no candidate always makes call r first or after the same one. Its checked rounds are the
- * first, the last and every --check-every-th, each against PMPI's result of that call. */
+ * first, the last and every --check-every-th, each against PMPI's result of that call. With
+ * --order blocks the candidates instead make their calls one candidate after the other, each
+ * all its rounds in a row (in an order drawn per run): a candidate's calls then follow its own
+ * (on a TCP network a call of MPI's algorithm that loses packets slows the schedule measured
+ * after it for a call or two), as in a program that runs one algorithm. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,31 +111,35 @@ static void one_call(bench_ctx *ctx, const round_ctx *rc, int k, bench_log *l)
     }
 }
 
-/* Round rc->r: one call of every active slot in the round's order; after a checked round the
- * wrong flags are agreed over ranks and counted into the slots, and after the first round
- * each slot's first ran (rank 0's) is known on every rank. Collective. */
-static void one_round(bench_ctx *ctx, const round_ctx *rc, bench_slot *slots, bench_log *l)
+/* Round rc->r of slot `only` (-1: of every slot): one call of every active slot it names, in
+ * the round's order; after a checked round the wrong flags are agreed over ranks and counted
+ * into the slots named, and after the first round each such slot's first ran (rank 0's) is
+ * known on every rank. Collective. */
+static void one_round(bench_ctx *ctx, const round_ctx *rc, bench_slot *slots, bench_log *l,
+                      int only)
 {
     int n = l->nslots, order[BENCH_MAX_CANDIDATES];
-    bench_round_order(ctx->opts->seed, rc->run, rc->r, order, n);
+    bench_call_order(ctx->opts, rc->run, rc->r, order, n);
     for (int step = 0; step < n; step++)
-        if (slots[order[step]].active)
+        if (slots[order[step]].active && (only < 0 || order[step] == only))
             one_call(ctx, rc, order[step], l);
     if (!rc->checked)
         return;
     int wrong[BENCH_MAX_CANDIDATES];
     MPI_Allreduce(rc->wrong, wrong, n, MPI_INT, MPI_MAX, ctx->comm);
-    for (int k = 0; k < n; k++) {
-        slots[k].wrong |= wrong[k];
-        slots[k].checked += slots[k].active;
-    }
+    for (int k = 0; k < n; k++)
+        if (only < 0 || k == only) {
+            slots[k].wrong |= wrong[k];
+            slots[k].checked += slots[k].active;
+        }
     if (rc->r == 0) {
         int ran[BENCH_MAX_CANDIDATES];
         for (int k = 0; k < n; k++)
             ran[k] = slots[k].active ? l->ran[k] : slots[k].ran;
         MPI_Bcast(ran, n, MPI_INT, 0, ctx->comm);
         for (int k = 0; k < n; k++)
-            slots[k].ran = ran[k];
+            if (only < 0 || k == only)
+                slots[k].ran = ran[k];
     }
 }
 
@@ -165,11 +173,11 @@ static void log_reduce(bench_log *l, const bench_ctx *ctx)
                0, ctx->comm);
 }
 
-/* Collective: every round of seq's calls on the candidates' communicators in run `run`; fills
- * slots and the log. */
-static void run_rounds(bench_ctx *ctx, int run, const bench_sequence *seq, bench_exchange *x,
-                       const MPI_Comm *comms, const char *pattern, uint64_t bytes,
-                       bench_slot *slots, bench_log *l)
+/* Collective: every round of seq's calls on the candidates' communicators in run `run`, of slot
+ * `only` (-1: of every slot, in turns); fills slots and the log. */
+static void run_rounds_of(bench_ctx *ctx, int run, const bench_sequence *seq, bench_exchange *x,
+                          const MPI_Comm *comms, const char *pattern, uint64_t bytes,
+                          bench_slot *slots, bench_log *l, int only)
 {
     int lwrong[BENCH_MAX_CANDIDATES] = {0};
     for (int r = 0; r < l->rounds; r++) {
@@ -186,12 +194,31 @@ static void run_rounds(bench_ctx *ctx, int run, const bench_sequence *seq, bench
             bench_exchange_load(x, seq, rc.call, ctx->rank, ctx->opts->seed);
         if (rc.checked && (r == 0 || seq->drift))
             bench_exchange_reference(x, ctx->comm);
-        one_round(ctx, &rc, slots, l);
+        one_round(ctx, &rc, slots, l, only);
         if (r == 0) /* only what ran itself correctly goes on */
             for (int k = 0; k < l->nslots; k++)
-                slots[k].active &=
-                    !strcmp(bench_slot_status(&slots[k], ctx->opts->candidates[k]), "ok");
+                if (only < 0 || k == only)
+                    slots[k].active &=
+                        !strcmp(bench_slot_status(&slots[k], ctx->opts->candidates[k]), "ok");
     }
+}
+
+/* Collective: run `run` of seq's calls on the candidates' communicators, in rounds (every
+ * candidate one call, in turns) or with --order blocks candidate after candidate (each all its
+ * calls in a row, in the run's order: what a program running one algorithm sees, the network's
+ * state between its calls its own); fills slots and the log. */
+static void run_rounds(bench_ctx *ctx, int run, const bench_sequence *seq, bench_exchange *x,
+                       const MPI_Comm *comms, const char *pattern, uint64_t bytes,
+                       bench_slot *slots, bench_log *l)
+{
+    if (!ctx->opts->blocks) {
+        run_rounds_of(ctx, run, seq, x, comms, pattern, bytes, slots, l, -1);
+        return;
+    }
+    int order[BENCH_MAX_CANDIDATES];
+    bench_call_order(ctx->opts, run, 0, order, l->nslots);
+    for (int pos = 0; pos < l->nslots; pos++)
+        run_rounds_of(ctx, run, seq, x, comms, pattern, bytes, slots, l, order[pos]);
 }
 
 /* Run `run` (0, 1, ...) of seq's calls on fresh communicators into rows (rank 0) and the

@@ -21,8 +21,9 @@ static void usage(FILE *out)
             "(every call the same) or drifting (new counts on every call). Each candidate calls\n"
             "on its own duplicate of MPI_COMM_WORLD (hrelay's plan cache and auto's decisions\n"
             "build up as for one call site); the candidates alternate in a fresh random order\n"
-            "(from --seed and the run) in every round (all ranks synchronised by a barrier\n"
-            "before each call; a call's time is the maximum over ranks); every call is timed,\n"
+            "(from --seed and the run) in every round, or in blocks (--order); all ranks are\n"
+            "synchronised by a barrier before each call, and a call's time is the maximum over\n"
+            "ranks; every call is timed,\n"
             "the medians come from the --reps timed ones and the whole-run sums from all, from\n"
             "the first call on (auto's exploration included); every candidate's first and last\n"
             "calls (and, on a drifting pattern, every --check-every-th) are compared byte for\n"
@@ -57,6 +58,12 @@ static void usage(FILE *out)
             "                    (default 8); timed for the whole-run sums only\n"
             "  --check-every N   drifting patterns: compare with PMPI every N-th call too,\n"
             "                    besides the first and last (default 10; 0: first and last only)\n"
+            "  --order ORDER     rounds (default): the candidates take turns, one call each\n"
+            "                    per round in a fresh random order; blocks: each candidate makes\n"
+            "                    all its calls of a run in a row, the candidates in a random\n"
+            "                    order per run (a call follows the same candidate's call, as in a\n"
+            "                    program running one algorithm: on a TCP network a call that\n"
+            "                    loses packets slows the next ones, whichever candidate made it)\n"
             "  --node-size K     nodes for the node-level bound: consecutive groups of K ranks;\n"
             "                    auto (default): the ranks that share memory\n"
             "                    (MPI_COMM_TYPE_SHARED); 1: every rank its own node\n"
@@ -80,9 +87,10 @@ static void usage(FILE *out)
             "  --csv FILE        write the table as CSV\n"
             "  --json FILE       write the table and the run's facts as JSON\n"
             "  --calls FILE      write every call as a CSV line: pattern, bytes_per_rank, run,\n"
-            "                    round, position (in the round's order, from 0), algorithm,\n"
-            "                    ran, seconds (the maximum over ranks), bound_s (the call's\n"
-            "                    lower bound at the link rate)\n"
+            "                    round, position (in the round's order, from 0; with --order\n"
+            "                    blocks the candidate's block's), algorithm, ran, seconds\n"
+            "                    (the maximum over ranks), bound_s (the call's lower bound at\n"
+            "                    the link rate)\n"
             "  --quiet           no text table on standard output\n"
             "  --matrices DIR    write the byte matrix of every pattern and size (of every call\n"
             "                    a drifting one makes in the run) into DIR, in hrelay-plan's\n"
@@ -279,7 +287,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
     enum { O_PATTERNS = 256, O_SIZES, O_FAMILIES, O_REPS, O_RUNS, O_WARMUP, O_RATE, O_DUPLEX,
            O_SEED, O_WO_K, O_REDIST, O_CSV, O_JSON, O_QUIET, O_INJECT, O_HELP, O_CHECK_EVERY,
            O_NODE_SIZE, O_FFT_GRID, O_BFS_MAX, O_MOE_K, O_MOE_TOKEN, O_MOE_CAPACITY,
-           O_MATRICES, O_CALLS };
+           O_MATRICES, O_CALLS, O_ORDER };
     static const struct option longopts[] = {
         {"patterns", required_argument, NULL, O_PATTERNS},
         {"sizes", required_argument, NULL, O_SIZES},
@@ -306,6 +314,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
         {"moe-capacity", required_argument, NULL, O_MOE_CAPACITY},
         {"matrices", required_argument, NULL, O_MATRICES},
         {"calls", required_argument, NULL, O_CALLS},
+        {"order", required_argument, NULL, O_ORDER},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -382,6 +391,10 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
         case O_MOE_CAPACITY: bad = parse_double(optarg, &o->moe_capacity); break;
         case O_MATRICES: o->matrices = optarg; break;
         case O_CALLS: o->calls = optarg; break;
+        case O_ORDER:
+            bad = strcmp(optarg, "rounds") && strcmp(optarg, "blocks");
+            o->blocks = !strcmp(optarg, "blocks");
+            break;
         case 'h':
         case O_HELP:
             if (print)

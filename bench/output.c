@@ -108,9 +108,11 @@ int bench_out_open(bench_out *out, const bench_opts *o, const bench_meta *meta,
         json_str_member(f, 0, "node_layout", meta->nodes_how);
         fprintf(f,
                 ", \"duplex\": \"%s\", \"seed\": %llu, \"reps\": %d, \"runs\": %d, "
-                "\"warmup\": %d, \"check_every\": %d, \"online_cpus\": %ld},\n",
+                "\"warmup\": %d, \"check_every\": %d, \"order\": \"%s\", "
+                "\"online_cpus\": %ld},\n",
                 meta->half_duplex ? "half" : "full", (unsigned long long)meta->seed, meta->reps,
-                meta->runs, meta->warmup, meta->check_every, meta->online_cpus);
+                meta->runs, meta->warmup, meta->check_every, meta->blocks ? "blocks" : "rounds",
+                meta->online_cpus);
         fputs(" \"rows\": [", f);
     }
     if (!o->quiet) {
@@ -120,12 +122,14 @@ int bench_out_open(bench_out *out, const bench_opts *o, const bench_meta *meta,
                      "; every pattern and size measured %d times over on fresh communicators, "
                      "each figure the median of the %d runs'", meta->runs, meta->runs);
         printf("# alltoallv_bench: %s\n# %d ranks, hrelay %s, %s\n# link rate %.4g bit/s (%s), "
-               "%s duplex bound, %d repetitions after %d warm-up calls, seed %llu%s\n"
+               "%s duplex bound, %d repetitions after %d warm-up calls, seed %llu%s%s\n"
                "# nodes (one NIC each, for the node-level bound): %s\n",
                meta->command, meta->p, meta->hrelay ? meta->hrelay_version : "not loaded",
                meta->mpi_library, meta->rate_bps, meta->rate_how,
                meta->half_duplex ? "half" : "full", meta->reps, meta->warmup,
-               (unsigned long long)meta->seed, runs_note, meta->nodes_how);
+               (unsigned long long)meta->seed, runs_note,
+               meta->blocks ? "; each candidate's calls in a block (--order blocks)" : "",
+               meta->nodes_how);
         fflush(stdout);
     }
     return 0;

@@ -49,3 +49,8 @@ void bench_round_order(uint64_t seed, int run, int round, int *order, int n)
         order[j] = tmp;
     }
 }
+
+void bench_call_order(const bench_opts *o, int run, int round, int *order, int n)
+{
+    bench_round_order(o->seed, run, o->blocks ? -1 : round, order, n);
+}

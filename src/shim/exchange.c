@@ -123,14 +123,18 @@ static void remeasure(shim_comm *rec, shim_slot *s)
              rec->p, (unsigned long long)(rec->calls - s->gen));
 }
 
-/* The estimated native time of a call that ran algo in t seconds on slot s. */
+/* The estimated native time of a call that ran algo in t seconds on slot s: MPI's fastest
+ * measured call of the pattern, else its model as corrected when the pattern was gathered (the
+ * candidate's), else (a named family) the model alone. */
 static double native_estimate(const shim_slot *s, plan_algo algo, double t)
 {
     if (algo == PLAN_ALGO_NATIVE)
         return t;
-    for (int i = 0; i < s->choice.n; i++)
-        if (s->choice.cand[i].algo == PLAN_ALGO_NATIVE && s->choice.cand[i].runs)
-            return (double)s->choice.cand[i].best_ps * 1e-12;
+    for (int i = 0; i < s->choice.n; i++) {
+        const plan_candidate *c = &s->choice.cand[i];
+        if (c->algo == PLAN_ALGO_NATIVE)
+            return (double)(c->runs ? c->best_ps : c->model_ps) * 1e-12;
+    }
     return (double)s->model_native_ps * 1e-12;
 }
 

@@ -2,7 +2,8 @@
  * Every order is a permutation and the same for the same inputs; run 0 keeps the order of a
  * single-run bench; and over a bench's runs a round is not made in one order every time: each
  * candidate takes at least two positions in every round over 12 runs, and no run repeats the
- * previous one's orders in all rounds. Exits 0 when all hold, 1 with a message otherwise. */
+ * previous one's orders in all rounds; bench_call_order is that order in turns, and in blocks
+ * one order per run for all its rounds. Exits 0 when all hold, 1 with a message otherwise. */
 #include <stdio.h>
 #include <string.h>
 
@@ -79,6 +80,31 @@ int main(void)
         bench_round_order(1, 0, r, o, 5);
         if (memcmp(o, e, sizeof o))
             fail("run 0 differs from a single-run bench's order", 5, 0, r);
+    }
+    /* bench_call_order: in turns (the default) round r's order; in blocks (--order blocks) the
+     * run's one order, the same in every round, and another run's may differ */
+    for (size_t s = 0; s < sizeof seeds / sizeof *seeds; s++) {
+        bench_opts turns = {.seed = seeds[s]}, blocks = {.seed = seeds[s], .blocks = 1};
+        int differs = 0, first[5];
+        for (int run = 0; run < RUNS; run++)
+            for (int r = 0; r < ROUNDS; r++) {
+                int o[5], e[5];
+                bench_call_order(&turns, run, r, o, 5);
+                bench_round_order(seeds[s], run, r, e, 5);
+                if (memcmp(o, e, sizeof o))
+                    fail("in turns, not the round's order", 5, run, r);
+                bench_call_order(&blocks, run, r, o, 5);
+                if (!is_permutation(o, 5))
+                    fail("in blocks, not a permutation", 5, run, r);
+                if (r == 0 && run == 0)
+                    memcpy(first, o, sizeof o);
+                bench_call_order(&blocks, run, 0, e, 5);
+                if (memcmp(o, e, sizeof o))
+                    fail("in blocks, the order changes between rounds", 5, run, r);
+                differs |= memcmp(o, first, sizeof o) != 0;
+            }
+        if (!differs)
+            fail("in blocks, every run has the same order", 5, -1, -1);
     }
     if (!failures)
         printf("round_order: every check passed\n");

@@ -11,7 +11,8 @@
 # rank per node and has its known value with two; that every drifting pattern's calls differ;
 # that the JSON parses and holds auto's whole-run ratios; that --runs 3 makes rows of 3 runs
 # (checked calls summed, the whole-run ratio within its range, native's exactly 1) and that
-# --calls lists every call of those runs (summing to each run's total); and that a
+# --calls lists every call of those runs (summing to each run's total); that --order blocks
+# keeps each candidate at one position in all rounds of a run; and that a
 # corrupted result (--inject-error) is caught (exit 1, MISMATCH). Timings on these sizes mean
 # nothing; see scripts/bench.
 # shellcheck source=tests/mpi/common.sh
@@ -182,6 +183,31 @@ for r in rows:
     med = statistics.median(sums[(r["pattern"], r["algorithm"], str(j))] for j in range(3))
     assert abs(med - float(r["run_total_s"])) <= 1e-6 * med + 1e-9, (r, med)
 EOF
+
+# --order blocks: the same checks pass, the JSON says so, and in every run each candidate
+# keeps one position in all its rounds
+run_bench 2 "$HR_TMP/blocks" --patterns uniform,drift-samplesort --sizes 1K --reps 3 \
+    --warmup 1 --check-every 2 --runs 3 --families pmpi,native,auto --csv "$csv" \
+    --json "$json" --calls "$calls" --order blocks ||
+    hr_fail "alltoallv_bench --order blocks failed"
+grep -q "each candidate's calls in a block (--order blocks)" "$HR_TMP/blocks" ||
+    hr_fail "--order blocks is not said in the header"
+python3 - "$csv" "$json" "$calls" <<'EOF' || hr_fail "--order blocks: wrong rows or order"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 6 and all(r["status"] == "ok" for r in rows), rows
+for r in rows:
+    assert int(r["checked_calls"]) == 3 * (4 if r["pattern"].startswith("drift-") else 2), r
+assert json.load(open(sys.argv[2]))["meta"]["order"] == "blocks"
+positions = {}
+for c in csv.DictReader(open(sys.argv[3])):
+    positions.setdefault((c["pattern"], c["run"], c["algorithm"]), set()).add(c["position"])
+assert len(positions) == 2 * 3 * 3, positions
+assert all(len(p) == 1 for p in positions.values()), positions
+EOF
+run_bench 2 "$HR_TMP/blocks-bad" --order sideways && hr_fail "--order sideways was accepted"
+grep -q "invalid value 'sideways' for --order" "$HR_TMP/blocks-bad" ||
+    hr_fail "no message for an invalid --order"
 
 run_bench 2 "$HR_TMP/inject" --quiet --patterns uniform --sizes 1K --reps 1 --inject-error &&
     hr_fail "--inject-error was not detected"

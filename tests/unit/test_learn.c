@@ -1340,6 +1340,16 @@ static void node_site_init(site *s, uint32_t native_pct)
     s->c.plan_ps = 0;
 }
 
+/* A node-level forecast test's start: the site (node_site_init, native_pct 50), an empty
+ * matrix of 8 ranks and their placement on 2 nodes of 4. */
+static void node_case_init(site *s, plan_matrix *m, plan_topo *t)
+{
+    plan_error err;
+    node_site_init(s, 50);
+    ck_assert_int_eq(plan_matrix_init(m, 8, NULL), 0);
+    ck_assert_int_eq(plan_topo_consecutive(t, 8, 4, &err), 0);
+}
+
 /* Frees what a node-level forecast test made: two summaries, the placement, the matrix and
  * the site. */
 static void node_case_free(plan_summary *a, plan_summary *b, plan_topo *t, plan_matrix *m, site *s)
@@ -1361,15 +1371,12 @@ START_TEST(forecast_native_sees_shared_nics)
      * (native_pct = 50 % of the smaller way more: 1.5 times the bound on a uniform exchange);
      * with one rank per node the model is the rank-level one */
     site s;
-    node_site_init(&s, 50);
     plan_matrix m;
     plan_topo t;
-    plan_error err;
-    ck_assert_int_eq(plan_matrix_init(&m, 8, NULL), 0);
+    node_case_init(&s, &m, &t);
     for (int i = 0; i < 8; i++)
         for (int j = 0; j < 8; j++)
             m.bytes[i * 8 + j] = i == j ? 0 : 1 << 18;
-    ck_assert_int_eq(plan_topo_consecutive(&t, 8, 4, &err), 0);
     plan_summary sum = summary_on(&m, &t, &s.c), flat = summary_on(&m, NULL, &s.c);
     uint64_t topo = plan_summary_topo_bound(&sum, PLAN_DUPLEX_FULL, &s.c);
     ck_assert_uint_gt(topo, plan_summary_native(&sum, PLAN_NATIVE_ALLTOALLV, &s.c));
@@ -1389,6 +1396,42 @@ START_TEST(forecast_native_sees_shared_nics)
     ck_assert_uint_eq(f.win, 0); /* not measured: never wins */
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
     ck_assert(plan_algo_is_node(f.explore));
+    node_case_free(&sum, &flat, &t, &m, &s);
+}
+END_TEST
+
+START_TEST(forecast_node_family_first_on_ties)
+{
+    /* several ranks per node, one message per rank, every one off its node (a permutation):
+     * rank-level direct has one step as node-direct has, both are estimated at the NIC's
+     * bound, and the node-level one is explored (its steps schedule the NICs, direct's put a
+     * node's messages on its NIC together as MPI's algorithm does); with one rank per node
+     * the same pattern explores direct, the lowest family of equal estimates as before */
+    site s;
+    plan_matrix m;
+    plan_topo t;
+    node_case_init(&s, &m, &t);
+    for (int i = 0; i < 8; i++)
+        m.bytes[i * 8 + (i + 5) % 8] = 1 << 18;
+    plan_summary sum = summary_on(&m, &t, &s.c), flat = summary_on(&m, NULL, &s.c);
+    s.budget.total_ps = UINT64_MAX / 2;
+    const plan_summary *each[2] = {&sum, &flat};
+    for (int k = 0; k < 2; k++) {
+        s.in.s = each[k];
+        plan_forecast f;
+        plan_forecast_make(&s.in, &f);
+        ck_assert_int_eq(f.measure_native, 1);
+        site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 1), f.cls, 2 * f.native_model,
+                    f.native_model, 0, 0);
+        plan_forecast_make(&s.in, &f);
+        ck_assert_uint_eq(f.win, 0);
+        ck_assert_uint_eq(f.est_ps[PLAN_ALGO_DIRECT], f.est_ps[PLAN_ALGO_NODE_DIRECT]);
+        ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+        ck_assert_int_eq(f.explore, k == 0 ? PLAN_ALGO_NODE_DIRECT : PLAN_ALGO_DIRECT);
+        site_free(&s);
+        node_site_init(&s, 50);
+        s.budget.total_ps = UINT64_MAX / 2;
+    }
     node_case_free(&sum, &flat, &t, &m, &s);
 }
 END_TEST
@@ -1566,6 +1609,7 @@ int main(void)
     tcase_add_test(basic, forecast_explore_risk_waits);
     tcase_add_test(basic, forecast_native_single_call_measured_again);
     tcase_add_test(basic, forecast_native_keys_with_nodes);
+    tcase_add_test(basic, forecast_node_family_first_on_ties);
     tcase_add_test(basic, forecast_node_families);
     tcase_add_test(props, summary_equals_matrix);
     tcase_add_test(props, forecast_futile_gather_explores);
