@@ -108,13 +108,8 @@ static void settle(plan_choice *ch)
 }
 
 /* Settles when every explored candidate has `trials` measurements; else points next at the
- * candidate that ran last while it was started fewer than `trials` times (a round measures
- * its candidates in blocks of consecutive calls, not in turns: on a TCP network a call leaves
- * its connections' congestion windows to the next one, and on 8 emulated hosts x 4 ranks a
- * schedule of one message per NIC took 1.16 - 1.33 x its own time right after a call of MPI's
- * algorithm (which loses packets in the switch), 1.00 - 1.11 x one call later: in turns, every
- * call of the one measured the other's losses), else at the explored candidate started the
- * fewest times, or, when all were started `trials` times, at the fastest so far. */
+ * explored candidate started the fewest times, or, when all were started `trials` times, at
+ * the fastest so far. */
 static void advance(plan_choice *ch)
 {
     if (ch->settled)
@@ -126,9 +121,6 @@ static void advance(plan_choice *ch)
         settle(ch);
         return;
     }
-    const plan_candidate *last = &ch->cand[ch->next];
-    if (ch->next < ch->explore && last->started > 0 && last->started < ch->trials)
-        return;
     int pick = -1;
     for (int i = 0; i < ch->explore; i++)
         if (ch->cand[i].started < ch->trials &&

@@ -118,13 +118,10 @@ const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, in
 plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *c);
 
 /* Notes that a call that will be measured started with candidate (algo, variant) (what
- * plan_choice_current said). While exploring, the next call then runs the same candidate
- * until it was started `trials` times, then the explored candidate started the fewest times
- * (the lowest index on ties): blocks of `trials` consecutive calls, so that a candidate's calls
- * follow its own, not another's (a call leaves the network's state, e.g. TCP's congestion
- * windows after losses, to the next one); once every explored candidate was started that
- * often, the fastest measured so far until the choice settles. Measurements may arrive later
- * (plan_choice_record). Ignored once settled. */
+ * plan_choice_current said). While exploring, the next call then runs the explored candidate started the fewest
+ * times (the lowest index on ties): round-robin, `trials` calls each; once every explored
+ * candidate was started that often, the fastest measured so far until the choice settles.
+ * Measurements may arrive later (plan_choice_record). Ignored once settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
@@ -162,7 +159,7 @@ int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t me
 
 /* Starts a second round of measurement among the explored candidates of a choice that
  * settled by measuring them: each is measured 2 trials + 1 more times (trials becomes that),
- * in blocks as before, and the choice then settles on the smallest median of a candidate's
+ * round-robin as before, and the choice then settles on the smallest median of a candidate's
  * second-round calls (the lower middle one of the first PLAN_CHOICE_SECOND): a typical warm
  * call, which the fastest call would overstate for a candidate whose calls are fast only now
  * and then, and which a few calls slowed down by the machine cannot move. Only candidates

@@ -290,12 +290,12 @@ START_TEST(choice_explores_then_settles)
     ck_assert_int_eq(ch.explore, 3);
     ck_assert_int_eq(ch.settled, 0);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
-    /* blocks of direct, stepwise, native, two calls each, each measurement arriving one call
+    /* round-robin over direct, stepwise, native, twice, each measurement arriving one call
      * later than its start; native measures fastest once, direct's second run is faster (no
      * call more than 25 % slower than the fastest so far: nobody is dropped) */
-    const plan_algo order[6] = {PLAN_ALGO_DIRECT,   PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE,
-                                PLAN_ALGO_STEPWISE, PLAN_ALGO_NATIVE, PLAN_ALGO_NATIVE};
-    const uint64_t took[6] = {90, 76, 92, 93, 80, 85};
+    const plan_algo order[6] = {PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE, PLAN_ALGO_NATIVE,
+                                PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE, PLAN_ALGO_NATIVE};
+    const uint64_t took[6] = {90, 92, 80, 76, 93, 85};
     for (int k = 0; k < 6; k++) {
         ck_assert_int_eq(ch.settled, 0);
         ck_assert_int_eq(plan_choice_next(&ch), order[k]);
@@ -339,13 +339,13 @@ START_TEST(choice_first_call_counts_when_it_wins)
     ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_STEPWISE, 0, 10, UINT64_MAX), 0);
     ck_assert_mem_eq(&ch, &twin, sizeof ch);
     /* 600 with the set-up: direct is measured once, it is the best estimate, and the next call
-     * measures it again (its block goes on until started 3 times) */
+     * measures it again (round-robin from the fewest starts: native has none, direct one) */
     ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_DIRECT, 0, 600, 800), 1);
     const plan_candidate *best = plan_choice_best(&ch);
     ck_assert_int_eq(best->algo, PLAN_ALGO_DIRECT);
     ck_assert_uint_eq(best->runs, 1);
     ck_assert_uint_eq(best->score_ps, 600);
-    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
     /* the round goes on as usual and settles on the faster */
     for (int k = 0; k < 10 && !ch.settled; k++)
         run_next(&ch, plan_choice_next(&ch) == PLAN_ALGO_DIRECT ? 560 : 800);
@@ -360,16 +360,15 @@ END_TEST
 
 START_TEST(choice_drops_clear_losers)
 {
-    /* native 100, direct 110, stepwise 120 explored with 3 trials each, in blocks. Direct's
-     * calls are the fastest (100); once it was measured twice, stepwise's first (126) is more
-     * than 25 % slower than every call of direct: it is not run again, and native (125,
-     * exactly 25 %) stays */
+    /* native 100, direct 110, stepwise 120 explored with 3 trials each. Direct's calls are the
+     * fastest (100); once it was measured twice, stepwise's first (126) is more than 25 %
+     * slower than every call of direct: it is not run again, and native (125, exactly 25 %)
+     * stays */
     const uint64_t model[4] = {100, 110, 120, 1000};
     plan_choice ch = choice_of(model, 50, 3);
     ck_assert_int_eq(ch.explore, 3);
-    const uint64_t took[6] = {125, 120, 120, 100, 100, 100};
-    for (int k = 0; k < 6; k++)
-        ck_assert_int_eq(run_next(&ch, took[k]), k < 3 ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
+    ck_assert_int_eq(run_next(&ch, 125), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(run_next(&ch, 100), PLAN_ALGO_DIRECT);
     ck_assert_int_eq(run_next(&ch, 126), PLAN_ALGO_STEPWISE);
     int stepwise = 0;
     while (!ch.settled) {
@@ -397,21 +396,18 @@ END_TEST
 
 START_TEST(choice_reopens_once)
 {
-    /* native 100, direct 120 explored with 2 trials, in blocks; round 1 (cold): native 50,
-     * direct 55 -> native; round 2, 5 calls each: direct's median 60 against native's 70 ->
-     * direct */
+    /* native 100, direct 120 explored with 2 trials; round 1 (cold): native 50, direct 55 ->
+     * native; round 2, 5 calls each: direct's median 60 against native's 70 -> direct */
     const uint64_t model[4] = {100, 120, 1000, 1000};
     plan_choice ch = choice_of(model, 50, 2);
     ck_assert_int_eq(plan_choice_reopen(&ch), 0); /* not settled yet */
-    const uint64_t round1[4] = {50, 60, 55, 58},
-                   round2[10] = {70, 72, 68, 71, 69, 60, 62, 58, 61, 59};
+    const uint64_t round1[4] = {50, 55, 60, 58},
+                   round2[10] = {70, 60, 72, 62, 68, 58, 71, 61, 69, 59};
     for (int round = 0; round < 2; round++) {
         const uint64_t *took = round ? round2 : round1;
-        int block = round ? 5 : 2;
-        for (int k = 0; k < 2 * block; k++) {
+        for (int k = 0; k < (round ? 10 : 4); k++) {
             ck_assert_int_eq(ch.settled, 0);
-            ck_assert_int_eq(run_next(&ch, took[k]),
-                             k < block ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
+            ck_assert_int_eq(run_next(&ch, took[k]), k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
         }
         ck_assert_int_eq(ch.settled, 1);
         ck_assert_int_eq(plan_choice_next(&ch), round ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
@@ -459,10 +455,10 @@ START_TEST(choice_first_round_median)
      * direct (85), although its fastest call is the fastest of all; its fastest call keeps it
      * from being dropped as a clear loser */
     const uint64_t model[4] = {100, 120, 1000, 1000};
-    const uint64_t took[6] = {40, 200, 190, 85, 86, 84};
+    const uint64_t took[6] = {40, 85, 200, 86, 190, 84};
     plan_choice ch = choice_of(model, 50, 3);
     for (int k = 0; k < 6; k++)
-        ck_assert_int_eq(run_next(&ch, took[k]), k < 3 ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
+        ck_assert_int_eq(run_next(&ch, took[k]), k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
     ck_assert_int_eq(ch.settled, 1);
     ck_assert_uint_eq(ch.cand[0].score_ps, 190);
     ck_assert_uint_eq(ch.cand[0].best_ps, 40);
@@ -529,17 +525,16 @@ START_TEST(choice_second_round_median)
      * (median 200), direct steady (median 85): direct, although native's fastest call (40) is
      * faster; the other way round, three slow calls of native do not make it lose */
     const uint64_t model[4] = {100, 120, 1000, 1000};
-    const uint64_t round1[6] = {50, 55, 70, 58, 58, 58};
-    const uint64_t slow_native[14] = {40, 200, 45, 200, 200, 50, 200, 80, 85, 90, 80, 85, 90, 85};
-    const uint64_t fast_native[14] = {40, 200, 45, 200, 200, 50, 42, 80, 85, 90, 80, 85, 90, 85};
+    const uint64_t round1[6] = {50, 58, 55, 58, 70, 58};
+    const uint64_t slow_native[14] = {40, 80, 200, 85, 45, 90, 200, 80, 200, 85, 50, 90, 200, 85};
+    const uint64_t fast_native[14] = {40, 80, 200, 85, 45, 90, 200, 80, 200, 85, 50, 90, 42, 85};
     for (int fast = 0; fast < 2; fast++) {
         plan_choice ch = choice_of(model, 50, 3);
         for (int round = 0; round < 2; round++) {
             const uint64_t *took = round ? (fast ? fast_native : slow_native) : round1;
-            int block = round ? 7 : 3;
-            for (int k = 0; k < 2 * block; k++)
+            for (int k = 0; k < (round ? 14 : 6); k++)
                 ck_assert_int_eq(run_next(&ch, took[k]),
-                                 k < block ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
+                                 k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
             ck_assert_int_eq(ch.settled, 1);
             if (!round) {
                 ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
@@ -557,41 +552,39 @@ START_TEST(choice_second_round_median)
      * 8 trials, so 17 calls each in round 2, of which 16 are kept */
     plan_choice ch = choice_of(model, 50, 8);
     for (int round = 0; round < 2; round++) {
-        uint32_t runs[2] = {0, 0};
         for (uint32_t k = 0; k < (round ? 34u : 16u); k++) {
             plan_algo a = plan_choice_next(&ch);
-            uint32_t j = runs[a == PLAN_ALGO_DIRECT]++;
-            uint64_t t = a == PLAN_ALGO_NATIVE ? 100 + 2 * j : j < 16 ? 299 - 2 * j : 1;
+            uint64_t t = a == PLAN_ALGO_NATIVE ? 100 + k : k < 32 ? 300 - k : 1;
             plan_choice_start(&ch, a, 0);
             plan_choice_record(&ch, a, 0, round ? t : 10);
         }
         ck_assert_int_eq(ch.settled, 1);
         ck_assert_int_eq(plan_choice_reopen(&ch), !round);
     }
-    /* native's first 16 calls are 100, 102, ..., 130, lower middle 114; direct's first 16:
-     * 299, 297, ..., 269, lower middle 283; its 17th call (1) is not kept */
+    /* native ran the even k: its first 16 are 100, 102, ..., 130, lower middle 114; direct's
+     * first 16 (odd k < 32): 299, 297, ..., 269, lower middle 283; its 17th call (1) is not
+     * kept */
     ck_assert_uint_eq(ch.cand[0].score_ps, 114);
     ck_assert_uint_eq(ch.cand[1].score_ps, 283);
     ck_assert_uint_eq(ch.cand[1].best_ps, 1);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
 
     /* a candidate dropped in the second round takes its samples along: native, direct and
-     * stepwise explored, 1 trial, so 3 calls each in round 2, in blocks; after native's 3
-     * (50), direct's 3 (1) and stepwise's first 2 (30) direct is dropped, and stepwise's
-     * median is its own 30 */
+     * stepwise explored, 1 trial, so 3 calls each in round 2; after two calls each (native 50,
+     * direct 1, stepwise 30) direct is dropped, and stepwise's median is its own 30 */
     const uint64_t three[4] = {100, 110, 120, 1000};
     ch = choice_of(three, 50, 1);
     for (int k = 0; k < 3; k++)
         run_next(&ch, 10);
     ck_assert_int_eq(plan_choice_reopen(&ch), 1);
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < 6; k++) {
         plan_algo a = plan_choice_next(&ch);
         plan_choice_start(&ch, a, 0);
         plan_choice_record(&ch, a, 0, a == PLAN_ALGO_NATIVE ? 50 : a == PLAN_ALGO_DIRECT ? 1 : 30);
     }
     plan_choice_drop(&ch, PLAN_ALGO_DIRECT);
     ck_assert_int_eq(ch.explore, 2);
-    for (int k = 0; k < 1; k++) {
+    for (int k = 0; k < 2; k++) {
         plan_algo a = plan_choice_next(&ch);
         ck_assert_int_ne(a, PLAN_ALGO_DIRECT);
         plan_choice_start(&ch, a, 0);
