@@ -111,6 +111,12 @@ static void one_call(bench_ctx *ctx, const round_ctx *rc, int k, bench_log *l)
     }
 }
 
+/* Whether slot k is one that `only` names (-1: every slot). */
+static int named(int only, int k)
+{
+    return only < 0 || k == only;
+}
+
 /* Round rc->r of slot `only` (-1: of every slot): one call of every active slot it names, in
  * the round's order; after a checked round the wrong flags are agreed over ranks and counted
  * into the slots named, and after the first round each such slot's first ran (rank 0's) is
@@ -121,14 +127,14 @@ static void one_round(bench_ctx *ctx, const round_ctx *rc, bench_slot *slots, be
     int n = l->nslots, order[BENCH_MAX_CANDIDATES];
     bench_call_order(ctx->opts, rc->run, rc->r, order, n);
     for (int step = 0; step < n; step++)
-        if (slots[order[step]].active && (only < 0 || order[step] == only))
+        if (slots[order[step]].active && named(only, order[step]))
             one_call(ctx, rc, order[step], l);
     if (!rc->checked)
         return;
     int wrong[BENCH_MAX_CANDIDATES];
     MPI_Allreduce(rc->wrong, wrong, n, MPI_INT, MPI_MAX, ctx->comm);
     for (int k = 0; k < n; k++)
-        if (only < 0 || k == only) {
+        if (named(only, k)) {
             slots[k].wrong |= wrong[k];
             slots[k].checked += slots[k].active;
         }
@@ -138,7 +144,7 @@ static void one_round(bench_ctx *ctx, const round_ctx *rc, bench_slot *slots, be
             ran[k] = slots[k].active ? l->ran[k] : slots[k].ran;
         MPI_Bcast(ran, n, MPI_INT, 0, ctx->comm);
         for (int k = 0; k < n; k++)
-            if (only < 0 || k == only)
+            if (named(only, k))
                 slots[k].ran = ran[k];
     }
 }
@@ -197,7 +203,7 @@ static void run_rounds_of(bench_ctx *ctx, int run, const bench_sequence *seq, be
         one_round(ctx, &rc, slots, l, only);
         if (r == 0) /* only what ran itself correctly goes on */
             for (int k = 0; k < l->nslots; k++)
-                if (only < 0 || k == only)
+                if (named(only, k))
                     slots[k].active &=
                         !strcmp(bench_slot_status(&slots[k], ctx->opts->candidates[k]), "ok");
     }
