@@ -107,25 +107,59 @@ static void settle(plan_choice *ch)
     ch->settled = 1;
 }
 
-/* Settles when every explored candidate has `trials` measurements; else points next at the
- * explored candidate started the fewest times, or, when all were started `trials` times, at
- * the fastest so far. */
+/* Whether explored candidate i, a plan whose block reached its trials, is still warming up:
+ * its last measured call was more than PLAN_CHOICE_WARM percent faster than the one before and
+ * faster than every other explored candidate's score, and it was started fewer than
+ * PLAN_CHOICE_SECOND times. MPI's algorithm never is: it is the reference, measured as the
+ * program runs it. */
+static int warming(const plan_choice *ch, int i)
+{
+    const plan_samples *r = &ch->samples[i];
+    if (ch->cand[i].algo == PLAN_ALGO_NATIVE || ch->cand[i].started >= PLAN_CHOICE_SECOND ||
+        r->n < 2 ||
+        (unsigned __int128)r->t[r->n - 1] * 100 >=
+            (unsigned __int128)r->t[r->n - 2] * (100u - PLAN_CHOICE_WARM))
+        return 0;
+    for (int k = 0; k < ch->explore; k++)
+        if (k != i && ch->cand[k].score_ps <= r->t[r->n - 1])
+            return 0;
+    return 1;
+}
+
+/* Points next at the candidate of the block under way (ch->last: started fewer than `trials`
+ * times, or warming); else settles when every explored candidate has `trials` measurements;
+ * else points next at a new block: MPI's algorithm's if it was started fewer than `trials`
+ * times, else the explored candidate started the fewest times (the lowest index on ties), or,
+ * when all were started `trials` times, the fastest so far. */
 static void advance(plan_choice *ch)
 {
     if (ch->settled)
         return;
-    int measured = 1;
-    for (int i = 0; i < ch->explore; i++)
-        measured &= ch->cand[i].runs >= ch->trials;
-    if (ch->explore < 2 || measured) {
+    if (ch->explore < 2) {
         settle(ch);
         return;
     }
-    int pick = -1;
+    int last = ch->last;
+    if (last >= 0 && last < ch->explore &&
+        (ch->cand[last].started < ch->trials || warming(ch, last))) {
+        ch->next = last;
+        return;
+    }
+    int measured = 1;
     for (int i = 0; i < ch->explore; i++)
-        if (ch->cand[i].started < ch->trials &&
-            (pick < 0 || ch->cand[i].started < ch->cand[pick].started))
-            pick = i;
+        measured &= ch->cand[i].runs >= ch->trials;
+    if (measured) {
+        settle(ch);
+        return;
+    }
+    int pick = find(ch, PLAN_ALGO_NATIVE, 0);
+    if (pick < 0 || pick >= ch->explore || ch->cand[pick].started >= ch->trials) {
+        pick = -1;
+        for (int i = 0; i < ch->explore; i++)
+            if (ch->cand[i].started < ch->trials &&
+                (pick < 0 || ch->cand[i].started < ch->cand[pick].started))
+                pick = i;
+    }
     ch->next = pick >= 0 ? pick : fastest(ch);
 }
 
@@ -166,8 +200,22 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
     }
     ch->explore = explore;
     ch->next = 0;
+    ch->last = -1;
     if (trials == 0 || explore < 2)
         settle(ch);
+}
+
+void plan_choice_opened(plan_choice *ch, plan_algo algo, int variant)
+{
+    int i = find(ch, algo, variant);
+    if (ch->settled || i < 0 || i >= ch->explore || ch->last >= 0)
+        return;
+    ch->next = ch->last = i;
+}
+
+const plan_candidate *plan_choice_opening(const plan_choice *ch)
+{
+    return &ch->cand[0];
 }
 
 plan_algo plan_choice_next(const plan_choice *ch)
@@ -229,6 +277,7 @@ void plan_choice_start(plan_choice *ch, plan_algo algo, int variant)
     if (ch->settled || i < 0 || i >= ch->explore)
         return;
     ch->cand[i].started++;
+    ch->last = i;
     advance(ch);
 }
 
@@ -244,7 +293,8 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t me
     plan_samples *round = &ch->samples[i];
     if (round->n < PLAN_CHOICE_SECOND) {
         round->t[round->n++] = measured_ps;
-        c->score_ps = lower_median(round->t, round->n);
+        uint32_t from = round->n > ch->trials ? round->n - ch->trials : 0;
+        c->score_ps = lower_median(round->t + from, round->n - from);
     }
     uint64_t bar = loss_bar(ch);
     for (int k = 0; !ch->reopened && bar != UINT64_MAX && k < ch->explore; k++)
@@ -329,6 +379,7 @@ int plan_choice_reopen(plan_choice *ch)
             done(ch, i);
     ch->settled = 0;
     ch->reopened = 1;
+    ch->last = -1;
     advance(ch);
     return 1;
 }
@@ -346,6 +397,7 @@ static void drop_one(plan_choice *ch, int i)
                 sizeof ch->samples[0] * (size_t)(ch->explore - i - 1));
         ch->explore--;
     }
+    ch->last = ch->last == i ? -1 : ch->last > i ? ch->last - 1 : ch->last;
     int at = find(ch, current, current_variant);
     ch->next = at >= 0 ? at : 0;
     if (ch->settled) {

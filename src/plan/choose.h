@@ -13,7 +13,8 @@
 #include "plan/plan.h"
 
 /* At most this many candidates are measured before settling; of a round's calls of a
- * candidate, the first PLAN_CHOICE_SECOND are kept for their median. At most
+ * candidate, the first PLAN_CHOICE_SECOND are kept, the median of the last `trials` of them
+ * is its score. At most
  * PLAN_CHOICE_MAX candidates: every family and one more variant. In the first round a measured
  * candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest call of
  * another candidate measured at least twice is not measured again; the second round measures
@@ -23,7 +24,9 @@
  * of its last PLAN_CHOICE_WATCH calls more than PLAN_CHOICE_LOSS percent of another's score is
  * measured again, at most PLAN_CHOICE_RECHECKS times (a network whose state changed: MPI's
  * algorithm fast in a pattern's first calls and twice as slow later, or slow every other call:
- * a fast call in between must not hide it). */
+ * a fast call in between must not hide it). A plan's block of calls goes on past `trials` while
+ * each call is more than PLAN_CHOICE_WARM percent faster than the one before (see
+ * plan_choice_start). */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,
@@ -33,7 +36,8 @@ enum {
     PLAN_CHOICE_EDGE = 3,
     PLAN_CHOICE_STRIKES = 2,
     PLAN_CHOICE_WATCH = 4,
-    PLAN_CHOICE_RECHECKS = 2
+    PLAN_CHOICE_RECHECKS = 2,
+    PLAN_CHOICE_WARM = 3
 };
 
 /* One candidate, a family and its variant, with its modeled and measured times. */
@@ -62,6 +66,8 @@ typedef struct plan_choice {
     uint32_t trials;                       /* measured calls per explored candidate and
                                               round */
     int next;                              /* index of the candidate the next call runs */
+    int last;                              /* index of the explored candidate started last in
+                                              this round (-1: none): its block */
     int settled;                           /* exploration over: cand[next] is final */
     int reopened;                          /* plan_choice_reopen started a second round */
     uint32_t strikes;                      /* settled: of the last PLAN_CHOICE_WATCH calls,
@@ -84,9 +90,20 @@ int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct);
  * (plan_choice_close with margin_pct), and native whenever it is a candidate, at most
  * PLAN_CHOICE_EXPLORE_MAX (best models first, native kept). With trials == 0 or a single
  * explored candidate the choice is settled on the best model at once. The first call runs the
- * best model. */
+ * best model (plan_choice_opening), or what plan_choice_opened says. */
 void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
                       uint32_t trials);
+
+/* Notes that the pattern's first call (which gathered and planned, and is measured only
+ * through plan_choice_first) ran candidate (algo, variant): if it is explored, the round's
+ * first block is its own, so that its measured calls follow its own first (on a TCP network a
+ * call leaves its connections' state to the next one). Ignored once settled, once a call was
+ * started, or for a candidate not explored. */
+void plan_choice_opened(plan_choice *ch, plan_algo algo, int variant);
+
+/* The candidate a new pattern's first call runs where no candidate is explored on purpose:
+ * the best model. */
+const plan_candidate *plan_choice_opening(const plan_choice *ch);
 
 /* The family the next call should run. */
 plan_algo plan_choice_next(const plan_choice *ch);
@@ -118,22 +135,37 @@ const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, in
 plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *c);
 
 /* Notes that a call that will be measured started with candidate (algo, variant) (what
- * plan_choice_current said). While exploring, the next call then runs the explored candidate started the fewest
- * times (the lowest index on ties): round-robin, `trials` calls each; once every explored
- * candidate was started that often, the fastest measured so far until the choice settles.
+ * plan_choice_current said, or the incumbent while exploring waits). While exploring, a
+ * round measures its candidates in blocks of consecutive calls, not in turns: on a TCP
+ * network a call leaves its connections' state to the next one (on 8 emulated hosts x 4 ranks
+ * a schedule of one message per NIC took 1.2 - 1.6 x its own time right after a call of MPI's
+ * algorithm, which loses packets in the switch, and 5 - 6 calls of its own to get back to
+ * it). The next call runs the candidate started last until it was started `trials` times, and
+ * a plan (not MPI's algorithm, the reference) further, at most PLAN_CHOICE_SECOND times, while
+ * it is still warming up: its last measured call was more than PLAN_CHOICE_WARM percent faster
+ * than the one before and faster than every other explored candidate's score (a plan getting
+ * faster towards a win; one that is not winning is not given more calls). Then MPI's
+ * algorithm's block if it was started fewer than `trials` times (a plan explored after it is
+ * charged against its measured time, and one whose first call loses clearly runs no more),
+ * else that of the explored candidate started the fewest times (the lowest index on ties);
+ * once every explored candidate was started `trials` times, the fastest measured so far until
+ * the choice settles. The first round's first block is that of the pattern's first call
+ * (plan_choice_opened), else the best model's; the second round's is MPI's algorithm's.
  * Measurements may arrive later (plan_choice_record). Ignored once settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
- * explored candidate or the choice is settled). Its score is the lower median of its calls in
- * the round: a candidate fast only now and then (a congested network where calls lose packets
- * and wait for TCP's retransmissions) must not win by one lucky call. In the first round, a
+ * explored candidate or the choice is settled). Its score is the lower median of its last
+ * `trials` calls in the round (of the first PLAN_CHOICE_SECOND): a candidate fast only now and
+ * then (a congested network where calls lose packets and wait for TCP's retransmissions) must
+ * not win by one lucky call, and a plan whose block went on while it warmed up is scored by
+ * its warm calls. In the first round, a
  * measured candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest
  * call of a candidate measured at least twice (every call of which beats it clearly) is done
  * (not run again while exploring); the second round, whose medians must
  * not be decided by one fast call, measures every candidate in it fully. Once every explored
- * candidate has `trials` measurements (or is done) the choice settles on the smallest
- * score_ps (the lower index on ties). */
+ * candidate has `trials` measurements (or is done) and no block is under way, the choice
+ * settles on the smallest score_ps (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
 /* What a new pattern's first call must take less than to count as a measurement of the
@@ -159,8 +191,8 @@ int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t me
 
 /* Starts a second round of measurement among the explored candidates of a choice that
  * settled by measuring them: each is measured 2 trials + 1 more times (trials becomes that),
- * round-robin as before, and the choice then settles on the smallest median of a candidate's
- * second-round calls (the lower middle one of the first PLAN_CHOICE_SECOND): a typical warm
+ * in blocks as before, and the choice then settles on the smallest median of a candidate's
+ * last second-round calls (the lower middle one, of the first PLAN_CHOICE_SECOND): a typical warm
  * call, which the fastest call would overstate for a candidate whose calls are fast only now
  * and then, and which a few calls slowed down by the machine cannot move. Only candidates
  * whose first-round score was within PLAN_CHOICE_CLOSE percent of the best are measured again.

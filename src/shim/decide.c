@@ -124,7 +124,7 @@ static void log_decision(const shim_comm *rec, const shim_slot *s, const plan_ma
              "new pattern on %d ranks (%llu bytes at most per rank%s bound %.3g ms): %s; runs %s",
              rec->p, (unsigned long long)plan_matrix_lower_bound(m, shim_g.cfg.duplex), where,
              (double)plan_cost_topo_bound(m, nodes, shim_g.cfg.duplex, &shim_g.cfg.cost) * 1e-9,
-             line, candidate_name(plan_choice_current(&s->choice), name, sizeof name));
+             line, candidate_name(plan_choice_opening(&s->choice), name, sizeof name));
 }
 
 /* Records candidate algo (its variant) with modeled time t in s (its plan, if any, is in

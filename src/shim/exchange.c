@@ -248,7 +248,11 @@ static int run_unchecked(const shim_args *a, shim_comm *rec, shim_site *site, in
 }
 
 /* The candidate a hit on slot s runs: the choice's (plan_choice_current), unless that explores
- * (it is not the best estimate) and exploring it neither fits the budget nor pays for itself
+ * a plan (it is not the best estimate, nor MPI's algorithm: MPI's calls are what the program
+ * pays without hrelay, and a plan measured faster must be measured against them; on 8
+ * emulated hosts x 4 ranks, a permutation's node-direct measured first and MPI's block waiting
+ * for the budget settled on node-direct at 1.14 x MPI's time) and exploring it neither fits
+ * the budget nor pays for itself
  * (plan_budget_pays_back: estimated, as modeled or as measured in this round, clearly faster
  * than the best estimate), then the best (*waiting set, *wait_ps what exploring it is predicted
  * to cost). Sets
@@ -262,7 +266,8 @@ static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explor
     const plan_candidate *best = plan_choice_incumbent(ch);
     *explored = *waiting = 0;
     *best_ps = plan_candidate_estimate(best);
-    if (ch->settled || (cur.algo == best->algo && cur.variant == best->variant))
+    if (ch->settled || cur.algo == PLAN_ALGO_NATIVE ||
+        (cur.algo == best->algo && cur.variant == best->variant))
         return cur;
     plan_wait w = plan_choice_explore_wait(ch, &cur);
     *waiting = !plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget);
@@ -373,13 +378,48 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
                            .summary = rec->summary};
 }
 
+/* The candidate a hit on slot si runs, given the agreement's measurements (fed to the choice
+ * after pick chose cand): MPI's algorithm where pick now says so and cand is a plan (a plan
+ * whose block's first call lost clearly, or a choice that settled on MPI's algorithm: the
+ * call was picked before the measurement that condemns it arrived), else cand. Switching to
+ * MPI's algorithm needs no preparation, so no further agreement. Updates c's explored,
+ * waiting and best-estimate fields when it switches. */
+static plan_candidate repick(shim_call *c, int si, plan_candidate cand)
+{
+    int explored, waiting;
+    uint64_t wait_ps = 0, best_ps;
+    plan_candidate now = pick(c->rec, &c->rec->slot[si], &explored, &waiting, &wait_ps, &best_ps);
+    if (cand.algo == PLAN_ALGO_NATIVE || now.algo != PLAN_ALGO_NATIVE)
+        return cand;
+    c->explored = explored;
+    c->waiting = waiting;
+    c->wait_ps = wait_ps;
+    c->best_ps = best_ps;
+    return now;
+}
+
 /* A hit on slot si of every rank: maybe a second round of measurements, and the run of
- * candidate cand (pick) (prepared again and agreed unless every rank prepared this slot: a
- * rank that also matched another slot prepared that one). Returns an MPI error code. */
+ * candidate cand (pick), or MPI's algorithm instead (repick) (prepared again and agreed unless
+ * every rank prepared this slot: a rank that also matched another slot prepared that one).
+ * Returns an MPI error code. */
 static int reuse(shim_call *c, const shim_agreement *ag, int si, plan_candidate cand)
 {
     shim_comm *rec = c->rec;
     remeasure(rec, &rec->slot[si]);
+    plan_candidate now = repick(c, si, cand);
+    if (now.algo != cand.algo) {
+        char name[48];
+        shim_log(2,
+                 "on %d ranks: %s no longer picked after the last call's measurement; this "
+                 "call runs MPI's algorithm",
+                 rec->p, shim_run_name(cand.algo, cand.variant, name, sizeof name));
+        if (ag->prepared == si) {
+            shim_run_free(&c->run);
+            c->run.algo = PLAN_ALGO_NATIVE;
+            c->run.variant = 0;
+        }
+    }
+    cand = now;
     plan_choice_start(&rec->slot[si].choice, cand.algo, cand.variant);
     if (ag->prepared != si)
         return shim_run_prepare_agreed(c->a, rec, &c->x, &rec->slot[si], cand.algo,
@@ -431,6 +471,8 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
      * call costs); a new pattern's first call (gather and planning) teaches the histories and
      * counts for the choice only where it beats the other candidates' estimates even so. */
     double t = shim_ticks_seconds(shim_ticks() - t0);
+    if (!hit) /* the round's first block: this candidate's */
+        plan_choice_opened(&s->choice, r->algo, r->variant);
     const shim_prog *pg = r->algo == PLAN_ALGO_NATIVE ? NULL : s->prog[r->algo];
     uint64_t first_bar = 0;
     if (!hit && pg) {

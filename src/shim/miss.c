@@ -179,20 +179,21 @@ static void fill_slot(shim_call *c, shim_slot *s, const shim_slot *src_slot,
 /* The candidate the new pattern's first call runs: the family the forecast explores (pat->fc)
  * if it was planned and exploring it, as the gathered pattern models it, still fits the budget
  * (plan_choice_explore_wait: the forecast's estimate came from the summary alone), else the
- * choice's first. A function of agreed values: the same before and after the agreement. */
+ * choice's best model (plan_choice_opening: on a drifting site, the one winner planned). A
+ * function of agreed values: the same before and after the agreement. */
 static plan_candidate first_run(const shim_comm *rec, const shim_slot *s, const miss_pattern *pat)
 {
     const plan_choice *ch = &s->choice;
     plan_algo a = pat->fc && pat->src < 0 ? pat->fc->explore : PLAN_ALGO_NATIVE;
     if (a == PLAN_ALGO_NATIVE || !s->prog[a])
-        return *plan_choice_current(ch);
+        return *plan_choice_opening(ch);
     const plan_candidate *c = plan_choice_find(ch, a, 0);
     if (!c || c == plan_choice_incumbent(ch))
         return (plan_candidate){.algo = a};
     plan_wait w = plan_choice_explore_wait(ch, c);
     return plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget)
                ? (plan_candidate){.algo = a}
-               : *plan_choice_current(ch);
+               : *plan_choice_opening(ch);
 }
 
 /* Phase 2 (unless a message to this rank is truncated): takes a slot for the pattern, fills it

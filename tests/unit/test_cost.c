@@ -290,12 +290,13 @@ START_TEST(choice_explores_then_settles)
     ck_assert_int_eq(ch.explore, 3);
     ck_assert_int_eq(ch.settled, 0);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
-    /* round-robin over direct, stepwise, native, twice, each measurement arriving one call
-     * later than its start; native measures fastest once, direct's second run is faster (no
-     * call more than 25 % slower than the fastest so far: nobody is dropped) */
-    const plan_algo order[6] = {PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE, PLAN_ALGO_NATIVE,
-                                PLAN_ALGO_DIRECT, PLAN_ALGO_STEPWISE, PLAN_ALGO_NATIVE};
-    const uint64_t took[6] = {90, 92, 80, 76, 93, 85};
+    ck_assert_int_eq(plan_choice_opening(&ch)->algo, PLAN_ALGO_DIRECT);
+    /* in blocks of two calls: the best model's first, then MPI's algorithm's, then the other
+     * plans'; each measurement arriving one call later than its start; nobody is more than
+     * 25 % slower than the fastest so far: nobody is dropped */
+    const plan_algo order[6] = {PLAN_ALGO_DIRECT, PLAN_ALGO_DIRECT,   PLAN_ALGO_NATIVE,
+                                PLAN_ALGO_NATIVE, PLAN_ALGO_STEPWISE, PLAN_ALGO_STEPWISE};
+    const uint64_t took[6] = {90, 95, 80, 85, 92, 93};
     for (int k = 0; k < 6; k++) {
         ck_assert_int_eq(ch.settled, 0);
         ck_assert_int_eq(plan_choice_next(&ch), order[k]);
@@ -303,18 +304,34 @@ START_TEST(choice_explores_then_settles)
         if (k > 0)
             plan_choice_record(&ch, order[k - 1], 0, took[k - 1]);
     }
-    /* every candidate started twice, native's second measurement still to come: meanwhile the
-     * fastest so far (direct, 76) runs */
+    /* every candidate started twice, stepwise's second measurement still to come: meanwhile
+     * the fastest so far (MPI's algorithm, 80) runs */
     ck_assert_int_eq(ch.settled, 0);
-    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
-    ck_assert_int_eq(plan_choice_best(&ch)->algo, PLAN_ALGO_DIRECT);
-    plan_choice_start(&ch, PLAN_ALGO_DIRECT, 0); /* past its trials: changes nothing */
-    plan_choice_record(&ch, PLAN_ALGO_NATIVE, 0, took[5]);
-    /* direct's best (76) beats native's (80) */
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(plan_choice_best(&ch)->algo, PLAN_ALGO_NATIVE);
+    plan_choice_start(&ch, PLAN_ALGO_NATIVE, 0); /* past its trials: changes nothing */
+    plan_choice_record(&ch, PLAN_ALGO_STEPWISE, 0, took[5]);
+    /* native's median (the lower one of 80 and 85) beats direct's 90 and stepwise's 92 */
     ck_assert_int_eq(ch.settled, 1);
-    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
-    plan_choice_record(&ch, PLAN_ALGO_NATIVE, 0, 1); /* ignored once settled */
-    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    plan_choice_record(&ch, PLAN_ALGO_DIRECT, 0, 1); /* ignored once settled */
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+
+    /* the pattern's first call ran stepwise: its block comes first; once a call started,
+     * plan_choice_opened changes nothing, nor for a candidate not explored */
+    const uint64_t four[4] = {300, 100, 140, 200};
+    ch = choice_of(four, 200, 2);
+    ck_assert_int_eq(ch.explore, 4);
+    plan_choice twin = ch;
+    plan_choice_opened(&twin, PLAN_ALGO_FORWARD, 0);
+    ck_assert_mem_eq(&twin, &ch, sizeof ch);
+    plan_choice_opened(&ch, PLAN_ALGO_STEPWISE, 0);
+    ck_assert_int_eq(run_next(&ch, 50), PLAN_ALGO_STEPWISE);
+    plan_choice_opened(&ch, PLAN_ALGO_GREEDY, 0);
+    ck_assert_int_eq(run_next(&ch, 50), PLAN_ALGO_STEPWISE);
+    ck_assert_int_eq(run_next(&ch, 50), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(run_next(&ch, 50), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(run_next(&ch, 50), PLAN_ALGO_DIRECT);
 }
 END_TEST
 
@@ -339,13 +356,13 @@ START_TEST(choice_first_call_counts_when_it_wins)
     ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_STEPWISE, 0, 10, UINT64_MAX), 0);
     ck_assert_mem_eq(&ch, &twin, sizeof ch);
     /* 600 with the set-up: direct is measured once, it is the best estimate, and the next call
-     * measures it again (round-robin from the fewest starts: native has none, direct one) */
+     * measures it again (its block goes on until it was started 3 times) */
     ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_DIRECT, 0, 600, 800), 1);
     const plan_candidate *best = plan_choice_best(&ch);
     ck_assert_int_eq(best->algo, PLAN_ALGO_DIRECT);
     ck_assert_uint_eq(best->runs, 1);
     ck_assert_uint_eq(best->score_ps, 600);
-    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
     /* the round goes on as usual and settles on the faster */
     for (int k = 0; k < 10 && !ch.settled; k++)
         run_next(&ch, plan_choice_next(&ch) == PLAN_ALGO_DIRECT ? 560 : 800);
@@ -360,15 +377,16 @@ END_TEST
 
 START_TEST(choice_drops_clear_losers)
 {
-    /* native 100, direct 110, stepwise 120 explored with 3 trials each. Direct's calls are the
-     * fastest (100); once it was measured twice, stepwise's first (126) is more than 25 %
-     * slower than every call of direct: it is not run again, and native (125, exactly 25 %)
-     * stays */
+    /* native 100, direct 110, stepwise 120 explored with 3 trials each, in blocks. Direct's
+     * calls are the fastest (100); once it was measured twice, stepwise's first (126) is more
+     * than 25 % slower than every call of direct: it is not run again, and native (125,
+     * exactly 25 %) stays */
     const uint64_t model[4] = {100, 110, 120, 1000};
     plan_choice ch = choice_of(model, 50, 3);
     ck_assert_int_eq(ch.explore, 3);
-    ck_assert_int_eq(run_next(&ch, 125), PLAN_ALGO_NATIVE);
-    ck_assert_int_eq(run_next(&ch, 100), PLAN_ALGO_DIRECT);
+    const uint64_t took[6] = {125, 120, 120, 100, 100, 100};
+    for (int k = 0; k < 6; k++)
+        ck_assert_int_eq(run_next(&ch, took[k]), k < 3 ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
     ck_assert_int_eq(run_next(&ch, 126), PLAN_ALGO_STEPWISE);
     int stepwise = 0;
     while (!ch.settled) {
@@ -396,18 +414,21 @@ END_TEST
 
 START_TEST(choice_reopens_once)
 {
-    /* native 100, direct 120 explored with 2 trials; round 1 (cold): native 50, direct 55 ->
-     * native; round 2, 5 calls each: direct's median 60 against native's 70 -> direct */
+    /* native 100, direct 120 explored with 2 trials, in blocks; round 1 (cold): native 50,
+     * direct 55 -> native; round 2, 5 calls each: direct's median 60 against native's 70 ->
+     * direct */
     const uint64_t model[4] = {100, 120, 1000, 1000};
     plan_choice ch = choice_of(model, 50, 2);
     ck_assert_int_eq(plan_choice_reopen(&ch), 0); /* not settled yet */
-    const uint64_t round1[4] = {50, 55, 60, 58},
-                   round2[10] = {70, 60, 72, 62, 68, 58, 71, 61, 69, 59};
+    const uint64_t round1[4] = {50, 60, 55, 58},
+                   round2[10] = {70, 72, 68, 71, 69, 60, 62, 58, 61, 60};
     for (int round = 0; round < 2; round++) {
         const uint64_t *took = round ? round2 : round1;
-        for (int k = 0; k < (round ? 10 : 4); k++) {
+        int block = round ? 5 : 2;
+        for (int k = 0; k < 2 * block; k++) {
             ck_assert_int_eq(ch.settled, 0);
-            ck_assert_int_eq(run_next(&ch, took[k]), k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
+            ck_assert_int_eq(run_next(&ch, took[k]),
+                             k < block ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
         }
         ck_assert_int_eq(ch.settled, 1);
         ck_assert_int_eq(plan_choice_next(&ch), round ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
@@ -455,10 +476,10 @@ START_TEST(choice_first_round_median)
      * direct (85), although its fastest call is the fastest of all; its fastest call keeps it
      * from being dropped as a clear loser */
     const uint64_t model[4] = {100, 120, 1000, 1000};
-    const uint64_t took[6] = {40, 85, 200, 86, 190, 84};
+    const uint64_t took[6] = {40, 200, 190, 85, 86, 84};
     plan_choice ch = choice_of(model, 50, 3);
     for (int k = 0; k < 6; k++)
-        ck_assert_int_eq(run_next(&ch, took[k]), k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
+        ck_assert_int_eq(run_next(&ch, took[k]), k < 3 ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
     ck_assert_int_eq(ch.settled, 1);
     ck_assert_uint_eq(ch.cand[0].score_ps, 190);
     ck_assert_uint_eq(ch.cand[0].best_ps, 40);
@@ -525,16 +546,17 @@ START_TEST(choice_second_round_median)
      * (median 200), direct steady (median 85): direct, although native's fastest call (40) is
      * faster; the other way round, three slow calls of native do not make it lose */
     const uint64_t model[4] = {100, 120, 1000, 1000};
-    const uint64_t round1[6] = {50, 58, 55, 58, 70, 58};
-    const uint64_t slow_native[14] = {40, 80, 200, 85, 45, 90, 200, 80, 200, 85, 50, 90, 200, 85};
-    const uint64_t fast_native[14] = {40, 80, 200, 85, 45, 90, 200, 80, 200, 85, 50, 90, 42, 85};
+    const uint64_t round1[6] = {50, 55, 70, 58, 58, 58};
+    const uint64_t slow_native[14] = {40, 200, 45, 200, 200, 50, 200, 80, 85, 90, 80, 85, 85, 85};
+    const uint64_t fast_native[14] = {40, 200, 45, 200, 200, 50, 42, 80, 85, 90, 80, 85, 85, 85};
     for (int fast = 0; fast < 2; fast++) {
         plan_choice ch = choice_of(model, 50, 3);
         for (int round = 0; round < 2; round++) {
             const uint64_t *took = round ? (fast ? fast_native : slow_native) : round1;
-            for (int k = 0; k < (round ? 14 : 6); k++)
+            int block = round ? 7 : 3;
+            for (int k = 0; k < 2 * block; k++)
                 ck_assert_int_eq(run_next(&ch, took[k]),
-                                 k % 2 ? PLAN_ALGO_DIRECT : PLAN_ALGO_NATIVE);
+                                 k < block ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
             ck_assert_int_eq(ch.settled, 1);
             if (!round) {
                 ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
@@ -552,32 +574,34 @@ START_TEST(choice_second_round_median)
      * 8 trials, so 17 calls each in round 2, of which 16 are kept */
     plan_choice ch = choice_of(model, 50, 8);
     for (int round = 0; round < 2; round++) {
+        uint32_t runs[2] = {0, 0};
         for (uint32_t k = 0; k < (round ? 34u : 16u); k++) {
             plan_algo a = plan_choice_next(&ch);
-            uint64_t t = a == PLAN_ALGO_NATIVE ? 100 + k : k < 32 ? 300 - k : 1;
+            uint32_t j = runs[a == PLAN_ALGO_DIRECT]++;
+            uint64_t t = a == PLAN_ALGO_NATIVE ? 100 + 2 * j : j < 16 ? 299 - 2 * j : 1;
             plan_choice_start(&ch, a, 0);
             plan_choice_record(&ch, a, 0, round ? t : 10);
         }
         ck_assert_int_eq(ch.settled, 1);
         ck_assert_int_eq(plan_choice_reopen(&ch), !round);
     }
-    /* native ran the even k: its first 16 are 100, 102, ..., 130, lower middle 114; direct's
-     * first 16 (odd k < 32): 299, 297, ..., 269, lower middle 283; its 17th call (1) is not
-     * kept */
+    /* native's first 16 calls are 100, 102, ..., 130, lower middle 114; direct's first 16:
+     * 299, 297, ..., 269, lower middle 283; its 17th call (1) is not kept */
     ck_assert_uint_eq(ch.cand[0].score_ps, 114);
     ck_assert_uint_eq(ch.cand[1].score_ps, 283);
     ck_assert_uint_eq(ch.cand[1].best_ps, 1);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
 
     /* a candidate dropped in the second round takes its samples along: native, direct and
-     * stepwise explored, 1 trial, so 3 calls each in round 2; after two calls each (native 50,
-     * direct 1, stepwise 30) direct is dropped, and stepwise's median is its own 30 */
+     * stepwise explored, 1 trial, so 3 calls each in round 2, in blocks; after native's 3
+     * (50), direct's 3 (1) and stepwise's first 2 (30) direct is dropped, and stepwise's
+     * median is its own 30 */
     const uint64_t three[4] = {100, 110, 120, 1000};
     ch = choice_of(three, 50, 1);
     for (int k = 0; k < 3; k++)
         run_next(&ch, 10);
     ck_assert_int_eq(plan_choice_reopen(&ch), 1);
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < 8; k++) {
         plan_algo a = plan_choice_next(&ch);
         plan_choice_start(&ch, a, 0);
         plan_choice_record(&ch, a, 0, a == PLAN_ALGO_NATIVE ? 50 : a == PLAN_ALGO_DIRECT ? 1 : 30);
@@ -594,6 +618,84 @@ START_TEST(choice_second_round_median)
     ck_assert_int_eq(ch.cand[1].algo, PLAN_ALGO_STEPWISE);
     ck_assert_uint_eq(ch.cand[1].score_ps, 30);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_STEPWISE);
+}
+END_TEST
+
+/* Runs a choice between MPI's algorithm and direct as the shim does (each call's measurement
+ * arrives at the next call, before it starts; the next call's family was picked before that),
+ * native's calls taking native_t[0 ..), direct's direct_t[0 ..), until it settles or `calls`
+ * calls were made; returns the calls made and direct's calls in *direct_calls. */
+static int lagged(plan_choice *ch, const uint64_t *native_t, const uint64_t *direct_t, int calls,
+                  int *direct_calls)
+{
+    int ran[2] = {0, 0}, pending = -1, k = 0;
+    uint64_t pending_t = 0;
+    while (k < calls && !ch->settled) {
+        plan_algo a = plan_choice_next(ch);
+        if (pending >= 0)
+            plan_choice_record(ch, (plan_algo)pending, 0, pending_t);
+        plan_choice_start(ch, a, 0);
+        int d = a == PLAN_ALGO_DIRECT;
+        pending = (int)a;
+        pending_t = d ? direct_t[ran[1]] : native_t[ran[0]];
+        ran[d]++;
+        k++;
+    }
+    *direct_calls = ran[1];
+    return k;
+}
+
+/* A plan's block goes on past its trials while its calls keep getting faster and beat the
+ * others' scores (on 8 emulated hosts x 4 ranks a node-level schedule right after MPI's lossy
+ * calls: 498, 421, 400, 380, 365, 353, 346 ms, MPI's 400 - 590), and is scored by its last
+ * calls; a plan whose calls get faster but do not beat MPI's, or get slower, is not given more
+ * (16 emulated hosts: direct 51, 47, 45, then 67 and 76, MPI's 44 - 46). */
+START_TEST(choice_block_goes_on_while_warming)
+{
+    const uint64_t model[4] = {100, 110, 1000, 1000};
+    const uint64_t native_t[3] = {436, 590, 400};
+    const uint64_t direct_t[9] = {498, 421, 400, 380, 365, 353, 346, 344, 343};
+    plan_choice ch = choice_of(model, 50, 3);
+    ck_assert_int_eq(ch.explore, 2);
+    int direct_calls;
+    /* MPI's block (3 calls), then direct's: 3 calls, and 4 more while it warms (each call's
+     * measurement one call late); it settles at the 11th call's agreement, scored by the lower
+     * median of its last 3 measured calls (365, 353, 346) */
+    ck_assert_int_eq(lagged(&ch, native_t, direct_t, 30, &direct_calls), 11);
+    ck_assert_int_eq(direct_calls, 8);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    const plan_candidate *d = plan_choice_find(&ch, PLAN_ALGO_DIRECT, 0);
+    ck_assert_uint_eq(d->started, 7);
+    ck_assert_uint_eq(d->score_ps, 353);
+    ck_assert_uint_eq(plan_choice_find(&ch, PLAN_ALGO_NATIVE, 0)->score_ps, 436);
+
+    /* faster, but not faster than MPI's median: 3 calls, MPI's algorithm kept */
+    const uint64_t fast_native[3] = {450, 440, 460};
+    const uint64_t tiring[6] = {510, 470, 453, 459, 670, 760};
+    ch = choice_of(model, 50, 3);
+    ck_assert_int_eq(lagged(&ch, fast_native, tiring, 30, &direct_calls), 7);
+    ck_assert_int_eq(direct_calls, 3);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    ck_assert_uint_eq(plan_choice_find(&ch, PLAN_ALGO_DIRECT, 0)->score_ps, 470);
+
+    /* beating MPI's median but no longer getting faster: a block of 3 (a 4th call runs it as
+     * the fastest so far while its 3rd measurement is on the way) */
+    const uint64_t steady[6] = {300, 299, 298, 297, 296, 295};
+    ch = choice_of(model, 50, 3);
+    lagged(&ch, native_t, steady, 30, &direct_calls);
+    ck_assert_uint_eq(plan_choice_find(&ch, PLAN_ALGO_DIRECT, 0)->started, 3);
+    ck_assert_int_eq(direct_calls, 4);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    /* never past PLAN_CHOICE_SECOND calls of its block */
+    uint64_t ever[PLAN_CHOICE_SECOND + 4];
+    ever[0] = 400;
+    for (int k = 1; k < PLAN_CHOICE_SECOND + 4; k++)
+        ever[k] = ever[k - 1] * 95 / 100;
+    ch = choice_of(model, 50, 3);
+    lagged(&ch, native_t, ever, PLAN_CHOICE_SECOND + 7, &direct_calls);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_uint_eq(plan_choice_find(&ch, PLAN_ALGO_DIRECT, 0)->started, PLAN_CHOICE_SECOND);
 }
 END_TEST
 
@@ -616,18 +718,19 @@ START_TEST(choice_edge_cases)
     ch = choice_of(far, 20, 1);
     ck_assert_int_eq(ch.explore, 4);
     ck_assert_int_eq(ch.cand[3].algo, PLAN_ALGO_NATIVE);
-    /* dropping the current candidate moves on; dropping everything but one settles */
+    /* dropping the candidate under way moves on (to MPI's block); dropping everything but
+     * one measured settles */
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
     plan_choice_drop(&ch, PLAN_ALGO_DIRECT);
     ck_assert_int_eq(ch.n, 3);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    plan_choice_start(&ch, PLAN_ALGO_NATIVE, 0);
+    plan_choice_record(&ch, PLAN_ALGO_NATIVE, 0, 60);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_STEPWISE);
     plan_choice_start(&ch, PLAN_ALGO_STEPWISE, 0);
     plan_choice_record(&ch, PLAN_ALGO_STEPWISE, 0, 50);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_GREEDY);
     plan_choice_drop(&ch, PLAN_ALGO_GREEDY);
-    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
-    plan_choice_start(&ch, PLAN_ALGO_NATIVE, 0);
-    plan_choice_record(&ch, PLAN_ALGO_NATIVE, 0, 60);
     ck_assert_int_eq(ch.settled, 1);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_STEPWISE);
     /* a settled choice whose family cannot run falls back to the fastest of the rest */
@@ -692,6 +795,7 @@ int main(void)
     tcase_add_test(basic, choice_first_round_median);
     tcase_add_test(basic, choice_rechecked_when_contradicted);
     tcase_add_test(basic, choice_second_round_median);
+    tcase_add_test(basic, choice_block_goes_on_while_warming);
     tcase_add_test(basic, half_duplex_plan_overlaps);
     tcase_add_test(basic, choice_edge_cases);
     tcase_add_test(basic, choice_explore_wait_against_incumbent);
