@@ -379,18 +379,30 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
 }
 
 /* The candidate a hit on slot si runs, given the agreement's measurements (fed to the choice
- * after pick chose cand): MPI's algorithm where pick now says so and cand is a plan (a plan
- * whose block's first call lost clearly, or a choice that settled on MPI's algorithm: the
- * call was picked before the measurement that condemns it arrived), else cand. Switching to
- * MPI's algorithm needs no preparation, so no further agreement. Updates c's explored,
- * waiting and best-estimate fields when it switches. */
-static plan_candidate repick(shim_call *c, int si, plan_candidate cand)
+ * after pick chose cand): MPI's algorithm where cand is a plan and pick now says so (a plan
+ * whose block's first call lost clearly, or a choice that settled on MPI's algorithm: the call
+ * was picked before the measurement that condemns it arrived), else cand. Switching to MPI's
+ * algorithm needs no preparation, so no further agreement: the run this rank prepared is
+ * released and c's explored, waiting and best-estimate fields follow the new pick. */
+static plan_candidate repick(shim_call *c, const shim_agreement *ag, int si, plan_candidate cand)
 {
+    if (cand.algo == PLAN_ALGO_NATIVE)
+        return cand;
     int explored, waiting;
     uint64_t wait_ps = 0, best_ps;
     plan_candidate now = pick(c->rec, &c->rec->slot[si], &explored, &waiting, &wait_ps, &best_ps);
-    if (cand.algo == PLAN_ALGO_NATIVE || now.algo != PLAN_ALGO_NATIVE)
+    if (now.algo != PLAN_ALGO_NATIVE)
         return cand;
+    char name[48];
+    shim_log(2,
+             "on %d ranks: %s no longer picked after the last call's measurement; this call runs "
+             "MPI's algorithm",
+             c->rec->p, shim_run_name(cand.algo, cand.variant, name, sizeof name));
+    if (ag->prepared == si) {
+        shim_run_free(&c->run);
+        c->run.algo = PLAN_ALGO_NATIVE;
+        c->run.variant = 0;
+    }
     c->explored = explored;
     c->waiting = waiting;
     c->wait_ps = wait_ps;
@@ -406,20 +418,7 @@ static int reuse(shim_call *c, const shim_agreement *ag, int si, plan_candidate 
 {
     shim_comm *rec = c->rec;
     remeasure(rec, &rec->slot[si]);
-    plan_candidate now = repick(c, si, cand);
-    if (now.algo != cand.algo) {
-        char name[48];
-        shim_log(2,
-                 "on %d ranks: %s no longer picked after the last call's measurement; this "
-                 "call runs MPI's algorithm",
-                 rec->p, shim_run_name(cand.algo, cand.variant, name, sizeof name));
-        if (ag->prepared == si) {
-            shim_run_free(&c->run);
-            c->run.algo = PLAN_ALGO_NATIVE;
-            c->run.variant = 0;
-        }
-    }
-    cand = now;
+    cand = repick(c, ag, si, cand);
     plan_choice_start(&rec->slot[si].choice, cand.algo, cand.variant);
     if (ag->prepared != si)
         return shim_run_prepare_agreed(c->a, rec, &c->x, &rec->slot[si], cand.algo,
