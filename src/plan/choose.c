@@ -29,12 +29,26 @@ static int find_family(const plan_choice *ch, plan_algo algo)
     return -1;
 }
 
+/* Whether candidate c is MPI's algorithm. */
+static int is_native(const plan_candidate *c)
+{
+    return c->algo == PLAN_ALGO_NATIVE && c->variant == 0;
+}
+
+/* The calls explored candidate i is measured over in the current round: `trials`, or for MPI's
+ * algorithm `reference` (more where its measurement was in doubt). */
+static uint32_t target(const plan_choice *ch, int i)
+{
+    return is_native(&ch->cand[i]) ? ch->reference : ch->trials;
+}
+
 /* Marks explored candidate i as done for the round: not run again while exploring. */
 static void done(plan_choice *ch, int i)
 {
     plan_candidate *c = &ch->cand[i];
-    c->runs = c->runs > ch->trials ? c->runs : ch->trials;
-    c->started = c->started > ch->trials ? c->started : ch->trials;
+    uint32_t t = target(ch, i);
+    c->runs = c->runs > t ? c->runs : t;
+    c->started = c->started > t ? c->started : t;
 }
 
 /* The smallest score of the explored candidates (UINT64_MAX if none measured). */
@@ -126,11 +140,34 @@ static int warming(const plan_choice *ch, int i)
     return 1;
 }
 
-/* Points next at the candidate of the block under way (ch->last: started fewer than `trials`
- * times, or warming); else settles when every explored candidate has `trials` measurements;
- * else points next at a new block: MPI's algorithm's if it was started fewer than `trials`
- * times, else the explored candidate started the fewest times (the lowest index on ties), or,
- * when all were started `trials` times, the fastest so far. */
+/* Whether the first round would settle on a plan that MPI's algorithm's fastest call of the
+ * round beats or ties (by the settling rule), while MPI's calls were measured only `trials`
+ * times (fewer than PLAN_CHOICE_SECOND): MPI's calls on a congested network can be fast or
+ * slow (two modes), and a few of them in the slow mode must not hand the pattern to a plan
+ * that loses to the fast one. */
+static int in_doubt(const plan_choice *ch)
+{
+    int best = fastest(ch), native = find(ch, PLAN_ALGO_NATIVE, 0);
+    if (ch->reopened || native < 0 || native >= ch->explore || ch->reference != ch->trials ||
+        ch->trials >= PLAN_CHOICE_SECOND || is_native(&ch->cand[best]) ||
+        ch->cand[native].score_ps == UINT64_MAX)
+        return 0;
+    const plan_samples *r = &ch->samples[native];
+    uint64_t fast = UINT64_MAX;
+    for (uint32_t k = 0; k < r->n; k++)
+        fast = r->t[k] < fast ? r->t[k] : fast;
+    unsigned __int128 won = (unsigned __int128)ch->cand[best].score_ps * (100u + PLAN_CHOICE_EDGE);
+    return won <= (unsigned __int128)ch->cand[native].score_ps * 100u &&
+           won > (unsigned __int128)fast * 100u;
+}
+
+/* Points next at the candidate of the block under way (ch->last: started fewer than its
+ * target's times (`trials`, or `reference` for MPI's algorithm), or warming); else settles
+ * when every explored candidate has its target's measurements, unless MPI's measurement is in
+ * doubt (in_doubt: its target becomes 2 trials + 1, at most PLAN_CHOICE_SECOND); else points
+ * next at a new block: MPI's algorithm's if it was started fewer than its target's times, else
+ * the explored candidate started the fewest times below its target (the lowest index on
+ * ties), or, when all were started so often, the fastest so far. */
 static void advance(plan_choice *ch)
 {
     if (ch->settled)
@@ -141,22 +178,27 @@ static void advance(plan_choice *ch)
     }
     int last = ch->last;
     if (last >= 0 && last < ch->explore &&
-        (ch->cand[last].started < ch->trials || warming(ch, last))) {
+        (ch->cand[last].started < target(ch, last) || warming(ch, last))) {
         ch->next = last;
         return;
     }
     int measured = 1;
     for (int i = 0; i < ch->explore; i++)
-        measured &= ch->cand[i].runs >= ch->trials;
+        measured &= ch->cand[i].runs >= target(ch, i);
+    if (measured && in_doubt(ch)) {
+        uint32_t more = 2 * ch->trials + 1;
+        ch->reference = more < PLAN_CHOICE_SECOND ? more : PLAN_CHOICE_SECOND;
+        measured = 0;
+    }
     if (measured) {
         settle(ch);
         return;
     }
     int pick = find(ch, PLAN_ALGO_NATIVE, 0);
-    if (pick < 0 || pick >= ch->explore || ch->cand[pick].started >= ch->trials) {
+    if (pick < 0 || pick >= ch->explore || ch->cand[pick].started >= ch->reference) {
         pick = -1;
         for (int i = 0; i < ch->explore; i++)
-            if (ch->cand[i].started < ch->trials &&
+            if (ch->cand[i].started < target(ch, i) &&
                 (pick < 0 || ch->cand[i].started < ch->cand[pick].started))
                 pick = i;
     }
@@ -184,7 +226,7 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
         }
         ch->cand[k] = c;
     }
-    ch->trials = trials;
+    ch->trials = ch->reference = trials;
     int explore = 0;
     for (int i = 0; i < ch->n && explore < PLAN_CHOICE_EXPLORE_MAX; i++)
         if (plan_choice_close(ch->cand[i].model_ps, ch->cand[0].model_ps, margin_pct))
@@ -293,7 +335,8 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t me
     plan_samples *round = &ch->samples[i];
     if (round->n < PLAN_CHOICE_SECOND) {
         round->t[round->n++] = measured_ps;
-        uint32_t from = round->n > ch->trials ? round->n - ch->trials : 0;
+        uint32_t window = is_native(c) ? PLAN_CHOICE_SECOND : ch->trials;
+        uint32_t from = round->n > window ? round->n - window : 0;
         c->score_ps = lower_median(round->t + from, round->n - from);
     }
     uint64_t bar = loss_bar(ch);
@@ -372,6 +415,7 @@ int plan_choice_reopen(plan_choice *ch)
     }
     if (!ch->reopened && ch->trials <= (UINT32_MAX - 1) / 2)
         ch->trials = 2 * ch->trials + 1;
+    ch->reference = ch->trials;
     ch->rechecks += (uint32_t)recheck;
     ch->strikes = ch->watched = 0;
     for (int i = 0; i < ch->explore; i++)

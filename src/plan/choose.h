@@ -14,7 +14,7 @@
 
 /* At most this many candidates are measured before settling; of a round's calls of a
  * candidate, the first PLAN_CHOICE_SECOND are kept, the median of the last `trials` of them
- * is its score. At most
+ * (of all of them for MPI's algorithm) is its score. At most
  * PLAN_CHOICE_MAX candidates: every family and one more variant. In the first round a measured
  * candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest call of
  * another candidate measured at least twice is not measured again; the second round measures
@@ -47,7 +47,8 @@ typedef struct plan_candidate {
     uint64_t model_ps; /* modeled time of one call */
     uint64_t best_ps;  /* fastest measured call of either round; UINT64_MAX before any */
     uint64_t score_ps; /* what the choice compares: the lower median of the calls measured so
-                          far in the current round; UINT64_MAX before any */
+                          far in the current round (a plan's last `trials` of them); UINT64_MAX
+                          before any */
     uint32_t runs;     /* calls measured (in the current round) */
     uint32_t started;  /* calls started while exploring (measurements may arrive later) */
 } plan_candidate;
@@ -65,6 +66,8 @@ typedef struct plan_choice {
     int explore;                           /* cand[0 .. explore) are measured */
     uint32_t trials;                       /* measured calls per explored candidate and
                                               round */
+    uint32_t reference;                    /* measured calls of MPI's algorithm in this round:
+                                              trials, more where in doubt */
     int next;                              /* index of the candidate the next call runs */
     int last;                              /* index of the explored candidate started last in
                                               this round (-1: none): its block */
@@ -149,14 +152,19 @@ plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *
  * charged against its measured time, and one whose first call loses clearly runs no more),
  * else that of the explored candidate started the fewest times (the lowest index on ties);
  * once every explored candidate was started `trials` times, the fastest measured so far until
- * the choice settles. The first round's first block is that of the pattern's first call
+ * the choice settles. In the first round, where it would settle on a plan that MPI's fastest
+ * call of the round beats (by PLAN_CHOICE_EDGE percent), MPI's block goes on to 2 trials + 1
+ * calls (at most PLAN_CHOICE_SECOND) first: on a congested network MPI's calls can be fast or
+ * slow (on 8 emulated hosts x 4 ranks, 400 or 600 ms for one pattern), and `trials` of them in
+ * the slow mode must not hand the pattern to a plan that loses to the fast one. The first round's first block is that of the pattern's first call
  * (plan_choice_opened), else the best model's; the second round's is MPI's algorithm's.
  * Measurements may arrive later (plan_choice_record). Ignored once settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
  * explored candidate or the choice is settled). Its score is the lower median of its last
- * `trials` calls in the round (of the first PLAN_CHOICE_SECOND): a candidate fast only now and
+ * `trials` calls in the round (of the first PLAN_CHOICE_SECOND; MPI's algorithm, which is not
+ * warming up, of all of them): a candidate fast only now and
  * then (a congested network where calls lose packets and wait for TCP's retransmissions) must
  * not win by one lucky call, and a plan whose block went on while it warmed up is scored by
  * its warm calls. In the first round, a
@@ -164,7 +172,7 @@ void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
  * call of a candidate measured at least twice (every call of which beats it clearly) is done
  * (not run again while exploring); the second round, whose medians must
  * not be decided by one fast call, measures every candidate in it fully. Once every explored
- * candidate has `trials` measurements (or is done) and no block is under way, the choice
+ * candidate has `trials` measurements (or is done; MPI's its block's) and no block is under way, the choice
  * settles on the smallest score_ps (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 

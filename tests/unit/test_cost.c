@@ -471,19 +471,52 @@ END_TEST
 
 START_TEST(choice_first_round_median)
 {
-    /* the first round decides by each candidate's median call too: native fast once (40) and
-     * slow twice (200, 190: calls that waited for TCP's retransmissions) loses to a steady
-     * direct (85), although its fastest call is the fastest of all; its fastest call keeps it
-     * from being dropped as a clear loser */
+    /* the first round decides by each candidate's median call too: native slow twice (200,
+     * 190: calls that waited for TCP's retransmissions) and fast once (40) would lose to a
+     * steady direct (85), but its fastest call beats direct's: MPI's calls are in doubt and
+     * its block goes on to 2 trials + 1 calls before the choice settles. Slow in most of them,
+     * it loses (the median of all seven, 195); its fastest call keeps it from being dropped
+     * as a clear loser */
     const uint64_t model[4] = {100, 120, 1000, 1000};
-    const uint64_t took[6] = {40, 200, 190, 85, 86, 84};
+    const uint64_t took[10] = {200, 40, 190, 85, 86, 84, 200, 195, 40, 210};
     plan_choice ch = choice_of(model, 50, 3);
-    for (int k = 0; k < 6; k++)
-        ck_assert_int_eq(run_next(&ch, took[k]), k < 3 ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
+    for (int k = 0; k < 10; k++) {
+        ck_assert_int_eq(ch.settled, 0);
+        ck_assert_int_eq(run_next(&ch, took[k]),
+                         k < 3 || k >= 6 ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
+    }
     ck_assert_int_eq(ch.settled, 1);
-    ck_assert_uint_eq(ch.cand[0].score_ps, 190);
+    ck_assert_uint_eq(ch.cand[0].runs, 7);
+    ck_assert_uint_eq(ch.cand[0].score_ps, 195);
     ck_assert_uint_eq(ch.cand[0].best_ps, 40);
     ck_assert_uint_eq(ch.cand[1].score_ps, 85);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+
+    /* the same start, native fast in most of its seven calls: it stays (median 42) */
+    const uint64_t fast[10] = {200, 40, 190, 85, 86, 84, 42, 41, 200, 44};
+    ch = choice_of(model, 50, 3);
+    for (int k = 0; k < 10; k++)
+        ck_assert_int_eq(run_next(&ch, fast[k]),
+                         k < 3 || k >= 6 ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_uint_eq(ch.cand[0].score_ps, 44);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+
+    /* with PLAN_CHOICE_SECOND trials or more, MPI's block is never longer than the others' */
+    ch = choice_of(model, 50, PLAN_CHOICE_SECOND);
+    for (int k = 0; !ch.settled && k < 4 * PLAN_CHOICE_SECOND; k++)
+        run_next(&ch, plan_choice_next(&ch) == PLAN_ALGO_NATIVE && k % 3 ? 200 : 85);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_uint_eq(ch.cand[0].runs, PLAN_CHOICE_SECOND);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+
+    /* a plan faster than MPI's fastest call settles without more of MPI's calls */
+    const uint64_t clear[6] = {200, 90, 190, 85, 86, 84};
+    ch = choice_of(model, 50, 3);
+    for (int k = 0; k < 6; k++)
+        run_next(&ch, clear[k]);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_uint_eq(ch.cand[0].runs, 3);
     ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
 }
 END_TEST
@@ -699,6 +732,31 @@ START_TEST(choice_block_goes_on_while_warming)
 }
 END_TEST
 
+/* MPI's calls in two modes (8 emulated hosts x 4 ranks, a permutation, each call right after
+ * another program's lossy call: MPI's 387 - 632 ms, node-direct's 492 - 522): three of MPI's
+ * calls with two slow ones would hand the pattern to a plan that loses to MPI's fast mode;
+ * MPI's block goes on to 7 calls first, and MPI's algorithm is kept (median 409). */
+START_TEST(choice_mpi_in_doubt_measured_longer)
+{
+    const uint64_t model[4] = {100, 110, 1000, 1000};
+    const uint64_t native_t[8] = {409, 632, 601, 468, 400, 387, 403, 391};
+    const uint64_t direct_t[5] = {522, 492, 494, 515, 500};
+    plan_choice ch = choice_of(model, 50, 3);
+    int direct_calls;
+    /* 3 of MPI's, 4 of direct's (warming once: 492 beat MPI's 601), 5 more of MPI's (the last
+     * as the fastest so far while the 7th measurement is on the way), each measurement one
+     * call late: settled at the 12th call's agreement */
+    ck_assert_int_eq(lagged(&ch, native_t, direct_t, 30, &direct_calls), 12);
+    ck_assert_int_eq(direct_calls, 4);
+    ck_assert_int_eq(ch.settled, 1);
+    const plan_candidate *n = plan_choice_find(&ch, PLAN_ALGO_NATIVE, 0);
+    ck_assert_uint_eq(n->runs, 7);
+    ck_assert_uint_eq(n->score_ps, 409);
+    ck_assert_uint_eq(plan_choice_find(&ch, PLAN_ALGO_DIRECT, 0)->score_ps, 494);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+}
+END_TEST
+
 START_TEST(choice_edge_cases)
 {
     const uint64_t model[4] = {100, 100, 500, 900};
@@ -796,6 +854,7 @@ int main(void)
     tcase_add_test(basic, choice_rechecked_when_contradicted);
     tcase_add_test(basic, choice_second_round_median);
     tcase_add_test(basic, choice_block_goes_on_while_warming);
+    tcase_add_test(basic, choice_mpi_in_doubt_measured_longer);
     tcase_add_test(basic, half_duplex_plan_overlaps);
     tcase_add_test(basic, choice_edge_cases);
     tcase_add_test(basic, choice_explore_wait_against_incumbent);
