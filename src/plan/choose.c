@@ -129,8 +129,7 @@ static void settle(plan_choice *ch)
 static int warming(const plan_choice *ch, int i)
 {
     const plan_samples *r = &ch->samples[i];
-    if (ch->cand[i].algo == PLAN_ALGO_NATIVE || ch->cand[i].started >= PLAN_CHOICE_SECOND ||
-        r->n < 2 ||
+    if (is_native(&ch->cand[i]) || ch->cand[i].started >= PLAN_CHOICE_SECOND || r->n < 2 ||
         (unsigned __int128)r->t[r->n - 1] * 100 >=
             (unsigned __int128)r->t[r->n - 2] * (100u - PLAN_CHOICE_WARM))
         return 0;
@@ -152,13 +151,9 @@ static int in_doubt(const plan_choice *ch)
         ch->trials >= PLAN_CHOICE_SECOND || is_native(&ch->cand[best]) ||
         ch->cand[native].score_ps == UINT64_MAX)
         return 0;
-    const plan_samples *r = &ch->samples[native];
-    uint64_t fast = UINT64_MAX;
-    for (uint32_t k = 0; k < r->n; k++)
-        fast = r->t[k] < fast ? r->t[k] : fast;
     unsigned __int128 won = (unsigned __int128)ch->cand[best].score_ps * (100u + PLAN_CHOICE_EDGE);
     return won <= (unsigned __int128)ch->cand[native].score_ps * 100u &&
-           won > (unsigned __int128)fast * 100u;
+           won > (unsigned __int128)ch->cand[native].best_ps * 100u; /* first round: its fastest */
 }
 
 /* Points next at the candidate of the block under way (ch->last: started fewer than its
@@ -195,7 +190,7 @@ static void advance(plan_choice *ch)
         return;
     }
     int pick = find(ch, PLAN_ALGO_NATIVE, 0);
-    if (pick < 0 || pick >= ch->explore || ch->cand[pick].started >= ch->reference) {
+    if (pick < 0 || pick >= ch->explore || ch->cand[pick].started >= target(ch, pick)) {
         pick = -1;
         for (int i = 0; i < ch->explore; i++)
             if (ch->cand[i].started < target(ch, i) &&
