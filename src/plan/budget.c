@@ -2,6 +2,18 @@
 #include "plan/budget.h"
 #include "plan/cost_math.h"
 
+/* Calls of per_ps each that take the communicator's total from total_ps to at least need
+ * (0 if it is there; UINT64_MAX if per_ps is 0 or the count does not fit). */
+static uint64_t calls_to(unsigned __int128 need, uint64_t total_ps, uint64_t per_ps)
+{
+    if (need <= total_ps)
+        return 0;
+    if (!per_ps)
+        return UINT64_MAX;
+    unsigned __int128 k = (need - total_ps + per_ps - 1) / per_ps;
+    return k > UINT64_MAX ? UINT64_MAX : (uint64_t)k;
+}
+
 int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct)
 {
     unsigned __int128 need = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * 100u;
@@ -22,13 +34,12 @@ uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, ui
 {
     if (plan_budget_allows(b, predicted_ps, budget_pct))
         return 0;
-    if (!budget_pct || !b->last_native_ps)
+    if (!budget_pct)
         return UINT64_MAX;
-    unsigned __int128 need = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * 100u -
-                             (unsigned __int128)b->total_ps * budget_pct,
-                      per = (unsigned __int128)b->last_native_ps * budget_pct,
-                      k = (need + per - 1) / per;
-    return k > UINT64_MAX ? UINT64_MAX : (uint64_t)k;
+    unsigned __int128 need =
+        ((unsigned __int128)sat_add(b->explore_ps, predicted_ps) * 100u + budget_pct - 1) /
+        budget_pct;
+    return calls_to(need, b->total_ps, b->last_native_ps);
 }
 
 int plan_wait_allows(const plan_budget *b, const plan_wait *w, uint32_t budget_pct)
@@ -38,6 +49,28 @@ int plan_wait_allows(const plan_budget *b, const plan_wait *w, uint32_t budget_p
     return plan_budget_allows(b, w->pred_ps, budget_pct) ||
            (plan_budget_pays_back(b, w->pred_ps, w->best_ps, w->est_ps) &&
             (!w->risk_ps || plan_budget_allows(b, w->risk_ps, PLAN_FORECAST_RISK_PCT)));
+}
+
+uint64_t plan_wait_calls_until(const plan_budget *b, const plan_wait *w, uint32_t budget_pct)
+{
+    if (!budget_pct) /* never explores */
+        return UINT64_MAX;
+    uint64_t by_budget = plan_budget_calls_until(b, w->pred_ps, budget_pct);
+    if (plus_pct(w->est_ps, PLAN_FORECAST_SAFETY) >= w->best_ps)
+        return by_budget;
+    /* pays back once total * (best - est) >= (explored + predicted) * best * PAYBACK_SHARE,
+     * and its risk fits once total * RISK_PCT >= (explored + risk) * 100 */
+    unsigned __int128 spent = (unsigned __int128)sat_add(b->explore_ps, w->pred_ps) * w->best_ps *
+                              PLAN_FORECAST_PAYBACK_SHARE,
+                      saved = w->best_ps - w->est_ps, need = (spent + saved - 1) / saved;
+    if (w->risk_ps) {
+        unsigned __int128 risk = ((unsigned __int128)sat_add(b->explore_ps, w->risk_ps) * 100u +
+                                  PLAN_FORECAST_RISK_PCT - 1) /
+                                 PLAN_FORECAST_RISK_PCT;
+        need = need > risk ? need : risk;
+    }
+    uint64_t by_estimate = calls_to(need, b->total_ps, b->last_native_ps);
+    return by_estimate < by_budget ? by_estimate : by_budget;
 }
 
 uint64_t plan_run_floor(uint64_t agree_ps, uint64_t native_ps)

@@ -57,6 +57,14 @@ int plan_wait_allows(const plan_budget *b, const plan_wait *w, uint32_t budget_p
  * call of MPI's algorithm measured yet). */
 uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct);
 
+/* How many more calls of MPI's algorithm (at b->last_native_ps each) the communicator must
+ * make before exploring w may go ahead (plan_wait_allows), by the budget
+ * (plan_budget_calls_until) or by paying for itself (plan_budget_pays_back, its risk within
+ * PLAN_FORECAST_RISK_PCT), whichever comes first: 0 if it may now, UINT64_MAX if neither ever
+ * will (budget_pct 0, no call of MPI's algorithm measured yet, or an estimate that never pays
+ * back). Only the time of the calls changes meanwhile, not the estimates. */
+uint64_t plan_wait_calls_until(const plan_budget *b, const plan_wait *w, uint32_t budget_pct);
+
 /* Runs of unchecked calls (MPI's algorithm without an agreement) that a repeated call starts. */
 enum {
     PLAN_RUN_SHARE = 128, /* the agreement that ends a run costs at most this share of it ... */

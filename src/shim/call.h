@@ -34,7 +34,8 @@ typedef struct shim_call {
                          (every rank's part of the pattern) */
     int explored;     /* the call runs a candidate to measure it */
     int waiting;      /* a candidate to measure does not fit the budget yet: MPI's runs */
-    uint64_t wait_ps; /* waiting: what measuring it is predicted to cost (the budget it needs) */
+    plan_wait wait;   /* waiting: what measuring it is predicted to cost, its estimate and the
+                         best (when the budget or its saving will allow it) */
     uint64_t best_ps; /* the best estimate then */
     uint64_t native_ps; /* a new pattern: MPI's algorithm as the forecast estimated it (0:
                            none) */

@@ -166,16 +166,20 @@ static uint64_t native_measured(const shim_slot *s)
  * rank (again: shim_call.again; the same call twice in a row is as much evidence that the calls
  * stay alike, and on 16 emulated hosts an agreement costs as much as a call of 64 KiB per rank; a
  * recent pattern of the call's site is not enough: a repeated tiny call between drifting calls
- * that may plan would start runs that swallow them). wait_ps: the call ran MPI's algorithm while a
- * candidate waits for the budget, which measuring it is predicted to cost; the run then ends when
- * the budget is expected to allow it (at the last measured time of MPI's algorithm per call), not
- * later, and does not lengthen the next (an estimated saving that pays exploring back is looked
- * at again only at the agreed call that ends the run: the runs are sized by the budget, not by
- * an estimate). A run lasts at least floor_len calls, which the callers
+ * that may plan would start runs that swallow them). wait (NULL: none): the call ran MPI's
+ * algorithm while a candidate waits to be explored; the run then ends when exploring it is
+ * expected to be allowed, not later, and does not lengthen the next: by the budget, or, for
+ * the same call again, by the saving its estimate promises (plan_wait_calls_until; on 8
+ * emulated hosts x 4 ranks a node-direct estimated a third faster than MPI's algorithm waited
+ * for the budget alone through a run of 8 calls, where its estimate paid for exploring after
+ * 2), at the last measured time of MPI's algorithm per call. Where the counts change, one
+ * pattern's estimate says little of the next's: by the budget alone (on 16 emulated hosts, a
+ * drifting MoE routing explored plans earlier and more often and took 1.05 - 1.10 x MPI's time
+ * where the budget alone gave 1.01). A run lasts at least floor_len calls, which the callers
  * give only for the same call twice in a row (plan_run_floor), or two calls too small to
  * explore and alike (PLAN_RUN_MAX: on one node an agreement costs two calls of 1 KiB per rank);
  * 0 for none. */
-static void update_quiet(shim_comm *rec, int may_plan, int again, uint64_t wait_ps,
+static void update_quiet(shim_comm *rec, int may_plan, int again, const plan_wait *wait,
                          uint64_t floor_len)
 {
     if (shim_g.cfg.recheck == 0)
@@ -191,12 +195,13 @@ static void update_quiet(shim_comm *rec, int may_plan, int again, uint64_t wait_
     uint64_t len = rec->quiet_len < cap ? rec->quiet_len : cap;
     if (floor_len > len)
         len = floor_len < cap ? floor_len : cap;
-    uint64_t until = wait_ps ? plan_budget_calls_until(&rec->budget, wait_ps,
-                                                       (uint32_t)shim_g.cfg.budget)
-                             : UINT64_MAX;
+    uint32_t budget = (uint32_t)shim_g.cfg.budget;
+    uint64_t until = !wait   ? UINT64_MAX
+                     : again ? plan_wait_calls_until(&rec->budget, wait, budget)
+                             : plan_budget_calls_until(&rec->budget, wait->pred_ps, budget);
     if (until < len) {
         if (until == 0)
-            return; /* the budget allows it at the next call */
+            return; /* exploring may go ahead at the next call */
         len = until;
     } else {
         rec->quiet_len = 2 * len;
@@ -254,12 +259,12 @@ static int run_unchecked(const shim_args *a, shim_comm *rec, shim_site *site, in
  * for the budget settled on node-direct at 1.14 x MPI's time) and exploring it neither fits
  * the budget nor pays for itself
  * (plan_budget_pays_back: estimated, as modeled or as measured in this round, clearly faster
- * than the best estimate), then the best (*waiting set, *wait_ps what exploring it is predicted
- * to cost). Sets
+ * than the best estimate), then the best (*waiting set, *wait what exploring it is predicted
+ * to cost, its estimate and the best). Sets
  * *explored and the best estimate *best_ps. A function of agreed values only (the choice and
  * the budget), evaluated before and after the agreement alike. */
-static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explored,
-                           int *waiting, uint64_t *wait_ps, uint64_t *best_ps)
+static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explored, int *waiting,
+                           plan_wait *wait, uint64_t *best_ps)
 {
     const plan_choice *ch = &s->choice;
     plan_candidate cur = *plan_choice_current(ch);
@@ -272,7 +277,7 @@ static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explor
     plan_wait w = plan_choice_explore_wait(ch, &cur);
     *waiting = !plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget);
     if (*waiting) {
-        *wait_ps = w.pred_ps;
+        *wait = w;
         return *best;
     }
     *explored = 1;
@@ -348,9 +353,9 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
     c->run = (shim_run){.slot = -1, .algo = PLAN_ALGO_NATIVE};
     if (mask) {
         int i = __builtin_ctzll(mask), explored, waiting;
-        uint64_t wait_ps;
+        plan_wait wait;
         uint64_t best;
-        plan_candidate cand = pick(rec, &rec->slot[i], &explored, &waiting, &wait_ps, &best);
+        plan_candidate cand = pick(rec, &rec->slot[i], &explored, &waiting, &wait, &best);
         if (cand.algo == PLAN_ALGO_NATIVE ||
             shim_run_prepare(c->a, rec, &c->x, rec->slot[i].prog[cand.algo], &c->run) == 0) {
             c->run.slot = i;
@@ -389,8 +394,9 @@ static plan_candidate repick(shim_call *c, const shim_agreement *ag, int si, pla
     if (cand.algo == PLAN_ALGO_NATIVE)
         return cand;
     int explored, waiting;
-    uint64_t wait_ps = 0, best_ps;
-    plan_candidate now = pick(c->rec, &c->rec->slot[si], &explored, &waiting, &wait_ps, &best_ps);
+    plan_wait wait = {0};
+    uint64_t best_ps;
+    plan_candidate now = pick(c->rec, &c->rec->slot[si], &explored, &waiting, &wait, &best_ps);
     if (now.algo != PLAN_ALGO_NATIVE)
         return cand;
     char name[48];
@@ -405,7 +411,7 @@ static plan_candidate repick(shim_call *c, const shim_agreement *ag, int si, pla
     }
     c->explored = explored;
     c->waiting = waiting;
-    c->wait_ps = wait_ps;
+    c->wait = wait;
     c->best_ps = best_ps;
     return now;
 }
@@ -513,13 +519,22 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
              (unsigned long long)bytes, (unsigned long long)(pg ? pg->staging : 0), t,
              (double)ps * 1e-12);
     /* MPI's algorithm chosen, or running while a candidate waits for the budget: the next
-     * calls may go unchecked (their time adds to the budget) */
+     * calls may go unchecked (their time adds to the budget). The wait was decided before this
+     * agreement's measurements reached the choice: where they let the candidate run now (a
+     * pattern's first call of a plan counted as measured: on 8 emulated hosts x 4 ranks a
+     * node-direct that took 570 ms against MPI's 730 - 930 waited through a run sized by the
+     * budget), no run starts and the next call is agreed. */
+    int waiting = c->waiting, explored;
+    plan_wait wait = c->wait;
+    uint64_t best;
+    if (waiting)
+        pick(rec, s, &explored, &waiting, &wait, &best);
     int native = r->algo == PLAN_ALGO_NATIVE &&
-                 (c->waiting || (s->choice.settled &&
-                                 plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
+                 (waiting ||
+                  (s->choice.settled && plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
     uint64_t floor_len =
         native && c->again ? plan_run_floor(agree_measured(rec, c->cls), native_measured(s)) : 0;
-    update_quiet(rec, !native, c->again, c->waiting ? c->wait_ps : 0, floor_len);
+    update_quiet(rec, !native, c->again, waiting ? &wait : NULL, floor_len);
     return MPI_SUCCESS;
 }
 
@@ -647,7 +662,7 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
                                     fc->native_ps)
                    : 0;
     if (!hold)
-        update_quiet(rec, !fc->settled, c->again, fc->waiting ? fc->wait.pred_ps : 0, floor_len);
+        update_quiet(rec, !fc->settled, c->again, fc->waiting ? &fc->wait : NULL, floor_len);
     if (fc->bound < SHIM_EXPLORE_MIN_BYTES && alltoall_kind(c->a))
         rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p); /* every rank called
                                                                   MPI_Alltoall(_c) */
@@ -705,9 +720,10 @@ static int run_agreed(shim_call *c, uint64_t t0)
     int si = hit ? __builtin_ctzll(hit) : -1;
     plan_candidate cand = {.algo = PLAN_ALGO_NATIVE};
     c->explored = c->waiting = 0;
-    c->best_ps = c->wait_ps = c->native_ps = 0;
+    c->best_ps = c->native_ps = 0;
+    c->wait = (plan_wait){0};
     if (hit) /* before this agreement's measurements change the choice and the budget */
-        cand = pick(rec, &rec->slot[si], &c->explored, &c->waiting, &c->wait_ps, &c->best_ps);
+        cand = pick(rec, &rec->slot[si], &c->explored, &c->waiting, &c->wait, &c->best_ps);
     plan_history *site = shim_history_of(rec, &ag);
     int news = !hit && !ag.repeat && ag.ok;
     c->again = ag.again; /* never with an argument error: that rank's pattern is 0 */

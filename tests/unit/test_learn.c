@@ -495,6 +495,25 @@ START_TEST(budget_arithmetic)
     ck_assert(!plan_budget_pays_back(&p, 100, 100, 50));
     p.total_ps = 0;
     ck_assert(!plan_budget_pays_back(&p, 0, 100, 50)); /* nothing made yet, 1 spent */
+    /* calls until exploring may go ahead: by the budget (2 % of 1000 + 15 calls of 100 covers
+     * 50), or earlier by the saving: est 50 of best 100 pays back 50 once the total is
+     * 50 * 100 * 2 / 50 = 200, and a risk of 30 once it is 30 * 100 / 4 = 750 */
+    plan_budget q = {.total_ps = 100, .last_native_ps = 100};
+    plan_wait qw = {.pred_ps = 50, .best_ps = 100, .est_ps = 50};
+    ck_assert_uint_eq(plan_wait_calls_until(&q, &qw, 2), 1);
+    qw.risk_ps = 30;
+    ck_assert_uint_eq(plan_wait_calls_until(&q, &qw, 2), 7);
+    plan_budget_unchecked(&q, 6);
+    ck_assert(!plan_wait_allows(&q, &qw, 2));
+    plan_budget_unchecked(&q, 1);
+    ck_assert(plan_wait_allows(&q, &qw, 2));
+    ck_assert_uint_eq(plan_wait_calls_until(&q, &qw, 2), 0);
+    q = (plan_budget){.total_ps = 100, .last_native_ps = 100};
+    qw.est_ps = 91; /* within the safety margin: the budget alone, 2400 more at 100 per call */
+    ck_assert_uint_eq(plan_wait_calls_until(&q, &qw, 2), 24);
+    ck_assert_uint_eq(plan_wait_calls_until(&q, &qw, 0), UINT64_MAX); /* never explores */
+    q.last_native_ps = 0; /* MPI's algorithm not measured: no count */
+    ck_assert_uint_eq(plan_wait_calls_until(&q, &qw, 2), UINT64_MAX);
     ck_assert_uint_eq(plan_budget_predicted(150, 100), 50);
     ck_assert_uint_eq(plan_budget_predicted(101, 100), 10);
     ck_assert_uint_eq(plan_budget_predicted(50, 100), 10);
