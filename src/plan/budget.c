@@ -58,18 +58,16 @@ uint64_t plan_wait_calls_until(const plan_budget *b, const plan_wait *w, uint32_
     uint64_t by_budget = plan_budget_calls_until(b, w->pred_ps, budget_pct);
     if (plus_pct(w->est_ps, PLAN_FORECAST_SAFETY) >= w->best_ps)
         return by_budget;
-    /* pays back once total * (best - est) >= (explored + predicted) * best * PAYBACK_SHARE,
-     * and its risk fits once total * RISK_PCT >= (explored + risk) * 100 */
+    /* pays back once total * (best - est) >= (explored + predicted) * best * PAYBACK_SHARE
+     * (plan_budget_pays_back), and its risk fits as plan_wait_allows asks */
     unsigned __int128 spent = (unsigned __int128)sat_add(b->explore_ps, w->pred_ps) * w->best_ps *
                               PLAN_FORECAST_PAYBACK_SHARE,
-                      saved = w->best_ps - w->est_ps, need = (spent + saved - 1) / saved;
+                      saved = w->best_ps - w->est_ps;
+    uint64_t by_estimate = calls_to((spent + saved - 1) / saved, b->total_ps, b->last_native_ps);
     if (w->risk_ps) {
-        unsigned __int128 risk = ((unsigned __int128)sat_add(b->explore_ps, w->risk_ps) * 100u +
-                                  PLAN_FORECAST_RISK_PCT - 1) /
-                                 PLAN_FORECAST_RISK_PCT;
-        need = need > risk ? need : risk;
+        uint64_t by_risk = plan_budget_calls_until(b, w->risk_ps, PLAN_FORECAST_RISK_PCT);
+        by_estimate = by_risk > by_estimate ? by_risk : by_estimate;
     }
-    uint64_t by_estimate = calls_to(need, b->total_ps, b->last_native_ps);
     return by_estimate < by_budget ? by_estimate : by_budget;
 }
 
