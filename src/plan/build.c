@@ -65,10 +65,10 @@ int plan_build_node_matrix(plan_algo algo, const plan_matrix *nm, const plan_opt
 {
     plan_options no = *o;
     no.topo = NULL;
-    uint64_t price = o->min_step_bytes == PLAN_MIN_STEP_AUTO ? plan_auto_min_step(nm)
-                                                             : o->min_step_bytes;
-    if (o->node_step_bytes > price)
-        price = o->node_step_bytes;
+    uint64_t price = o->node_step_bytes;
+    if (!price)
+        price = o->min_step_bytes == PLAN_MIN_STEP_AUTO ? plan_auto_min_step(nm)
+                                                        : o->min_step_bytes;
     return build_rank(plan_node_base(algo), nm, &no, price, np, err);
 }
 

@@ -29,10 +29,10 @@ static inline int plan_algo_is_node(plan_algo algo)
 plan_algo plan_node_base(plan_algo algo);
 
 /* Plans nm, a node matrix, with node family algo's base family and o's parameters (o->topo
- * unused); direct trades steps for bytes (plan_direct_opts.step_price) at the larger of
- * o->node_step_bytes and the node plan's minimum step per step. What plan_build does for a
- * node family before expanding, for callers that hold only the node matrix. Returns 0, or -1
- * with err set. */
+ * unused); direct trades steps for bytes (plan_direct_opts.step_price) at
+ * o->node_step_bytes per step, or at the node plan's minimum step where that is 0. What
+ * plan_build does for a node family before expanding, for callers that hold only the node
+ * matrix. Returns 0, or -1 with err set. */
 int plan_build_node_matrix(plan_algo algo, const plan_matrix *nm, const struct plan_options *o,
                            plan *np, plan_error *err);
 
