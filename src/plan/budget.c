@@ -20,14 +20,29 @@ int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t bud
     return need <= (unsigned __int128)b->total_ps * budget_pct;
 }
 
+/* payback_total's answer where exploring never pays back. */
+#define PAYBACK_NEVER (~(unsigned __int128)0)
+
+/* The communicator's total time from which exploring predicted_ps more, estimated at est_ps
+ * against the best estimate best_ps, pays back: the saving per call of best_ps, over the total,
+ * covers PLAN_FORECAST_PAYBACK_SHARE times what exploring has cost and would cost
+ * (plan_budget_pays_back); PAYBACK_NEVER where est_ps is not clearly below best_ps. */
+static unsigned __int128 payback_total(const plan_budget *b, uint64_t predicted_ps,
+                                       uint64_t best_ps, uint64_t est_ps)
+{
+    if (plus_pct(est_ps, PLAN_FORECAST_SAFETY) >= best_ps)
+        return PAYBACK_NEVER;
+    unsigned __int128 spent = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * best_ps *
+                              PLAN_FORECAST_PAYBACK_SHARE,
+                      saved = best_ps - est_ps;
+    return (spent + saved - 1) / saved;
+}
+
 int plan_budget_pays_back(const plan_budget *b, uint64_t predicted_ps, uint64_t best_ps,
                           uint64_t est_ps)
 {
-    if (plus_pct(est_ps, PLAN_FORECAST_SAFETY) >= best_ps)
-        return 0;
-    unsigned __int128 spent = (unsigned __int128)sat_add(b->explore_ps, predicted_ps) * best_ps;
-    return spent * PLAN_FORECAST_PAYBACK_SHARE <=
-           (unsigned __int128)(best_ps - est_ps) * b->total_ps;
+    unsigned __int128 need = payback_total(b, predicted_ps, best_ps, est_ps);
+    return need != PAYBACK_NEVER && b->total_ps >= need;
 }
 
 uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct)
@@ -56,14 +71,11 @@ uint64_t plan_wait_calls_until(const plan_budget *b, const plan_wait *w, uint32_
     if (!budget_pct) /* never explores */
         return UINT64_MAX;
     uint64_t by_budget = plan_budget_calls_until(b, w->pred_ps, budget_pct);
-    if (plus_pct(w->est_ps, PLAN_FORECAST_SAFETY) >= w->best_ps)
+    unsigned __int128 need = payback_total(b, w->pred_ps, w->best_ps, w->est_ps);
+    if (need == PAYBACK_NEVER)
         return by_budget;
-    /* pays back once total * (best - est) >= (explored + predicted) * best * PAYBACK_SHARE
-     * (plan_budget_pays_back), and its risk fits as plan_wait_allows asks */
-    unsigned __int128 spent = (unsigned __int128)sat_add(b->explore_ps, w->pred_ps) * w->best_ps *
-                              PLAN_FORECAST_PAYBACK_SHARE,
-                      saved = w->best_ps - w->est_ps;
-    uint64_t by_estimate = calls_to((spent + saved - 1) / saved, b->total_ps, b->last_native_ps);
+    /* pays back, and its risk fits as plan_wait_allows asks */
+    uint64_t by_estimate = calls_to(need, b->total_ps, b->last_native_ps);
     if (w->risk_ps) {
         uint64_t by_risk = plan_budget_calls_until(b, w->risk_ps, PLAN_FORECAST_RISK_PCT);
         by_estimate = by_risk > by_estimate ? by_risk : by_estimate;

@@ -100,11 +100,12 @@ typedef struct plan_options {
                                 0, or PLAN_DUPLEX_HALF); forward is half duplex in both */
     const struct plan_topo *topo; /* node families: the ranks' nodes (plan/topo.h); NULL: one
                                      rank per node. Rank-level families ignore it */
-    uint64_t node_step_bytes;     /* node families built on direct: the price of one node step in
-                                 bytes of the busiest NIC (a step's fixed cost over the NIC's
-                                 time per byte); the node plan trades steps for bytes at this
-                                 price (0: at its minimum step; plan_direct_opts.step_price,
-                                 plan/families.h). Rank-level families ignore it */
+    uint64_t node_step_bytes;     /* node families built on direct: the price of one node
+                                     step in bytes of the busiest NIC (a step's fixed cost
+                                     over the NIC's time per byte); the node plan trades steps
+                                     for bytes at this price (0: at its minimum step;
+                                     plan_direct_opts.step_price, plan/families.h).
+                                     Rank-level families ignore it */
 } plan_options;
 
 /* min_step_bytes = PLAN_MIN_STEP_AUTO: the larger of PLAN_DEFAULT_MIN_STEP_BYTES and the lower
