@@ -25,9 +25,10 @@ typedef struct plan_direct_opts {
      * hold more segments than this. */
     size_t max_segments;
     /* 0: as above. Otherwise, on matrices of at most PLAN_WIDEST_MAX_P ranks, the price of one
-     * step in bytes of the busiest link: the widest-step decomposition (plan_direct_widest) is
-     * planned too, and whichever plan has the smaller bandwidth term plus step_price per step
-     * is kept (the other one on a tie). */
+     * step in bytes of the busiest link: the widest-step decomposition (plan_direct_widest;
+     * with a minimum step, plan_direct_widest_priced at step_price: its first steps and a
+     * whole-message tail) is planned too, and whichever plan has the smaller bandwidth term
+     * plus step_price per step is kept (the other one on a tie). */
     uint64_t step_price;
 } plan_direct_opts;
 
@@ -61,6 +62,26 @@ int plan_direct(const plan_matrix *m, const plan_direct_opts *opts, plan *pl, pl
  * more than 64 ranks are refused. Fails once the plan holds more than max_segments segments
  * (0: no limit). Deterministic. Returns 0, or -1 with err set (pl then holds no memory). */
 int plan_direct_widest(const plan_matrix *m, size_t max_segments, plan *pl, plan_error *err);
+
+/* The cheapest at price (bandwidth term plus price bytes per step; 0: plan_direct_widest) of
+ * the plans made of the first k steps of plan_direct_widest's, k = 0 .. all of them, and what
+ * remains of every message after them sent whole, in the fewest steps (plan_stepwise of the
+ * remainder) or heaviest first (plan_greedy), whichever costs less: at most the widest plan's
+ * cost, and at most that of the whole-message plans of m (k = 0). On a tie the widest plan, else
+ * the fewest widest steps; the widest plan where the cheapest would hold more than
+ * max_segments segments (0: no limit). Fails as plan_direct_widest does (a widest plan of more
+ * than max_segments segments). Deterministic. Returns 0, or -1 with err set (pl then holds no
+ * memory). */
+int plan_direct_widest_priced(const plan_matrix *m, uint64_t price, size_t max_segments, plan *pl,
+                              plan_error *err);
+
+/* The weighted bipartite decomposition behind plan_direct (by_messages 0: loads in bytes,
+ * steps at least min_step wide where messages remain) and plan_stepwise (by_messages 1: loads
+ * in messages, whole messages per step, heaviest partners), labelled algo, into pl. Fails once
+ * pl holds more than max_segments segments (0: no limit). Returns 0, or -1 with err set (pl
+ * then holds no memory). */
+int plan_decompose(const plan_matrix *m, int by_messages, uint64_t min_step, size_t max_segments,
+                   plan_algo algo, plan *pl, plan_error *err);
 
 /* Desprez et al.'s stepwise schedule: every message is sent whole in exactly one step, every
  * step is a matching that covers each rank with the most messages left, so the number of steps

@@ -8,7 +8,7 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/bigmem.h src/plan/bigmem.c \
 	src/plan/sort.h src/plan/sort.c \
 	src/plan/load_matching.h src/plan/load_matching.c \
-	src/plan/direct.c src/plan/widest.c \
+	src/plan/decompose.c src/plan/direct.c src/plan/widest.c src/plan/widest_tail.c \
 	src/plan/greedy.c \
 	src/plan/regular.c \
 	src/plan/split_half.c \

@@ -175,7 +175,69 @@ START_TEST(direct_widest_random)
 }
 END_TEST
 
-/* With a step price, direct keeps whichever of its own plan and the widest-step plan has the
+/* The widest plan with a priced whole-message tail: valid, deterministic, the widest plan
+ * itself without a price, and never dearer at its price than the widest plan or either
+ * whole-message plan of the matrix (the splits at all and at none of the widest steps); on
+ * skewed and sparse matrices strictly cheaper than all three in some cases (a split in
+ * between wins); under a size limit below its plan, the widest plan where that fits, else a
+ * failure. */
+START_TEST(direct_widest_priced_random)
+{
+    uint64_t st = 0x5eed0009;
+    int between = 0;
+    for (int n = 0; n < 2000; n++) {
+        int p = 1 + (int)rm_below(&st, PLAN_WIDEST_MAX_P);
+        rm_shape shape = (rm_shape)(n % RM_SHAPES);
+        plan_matrix m;
+        ck_assert_int_eq(plan_matrix_init(&m, p, NULL), 0);
+        uint64_t max = tl_draw_max(&st);
+        random_matrix(&m, shape, max, &st);
+        uint64_t price = 1 + rm_below(&st, max / 4 + 1);
+        plan wd, sw, gr, got, again;
+        plan_error err;
+        ck_assert_int_eq(plan_direct_widest(&m, 0, &wd, &err), 0);
+        ck_assert_int_eq(plan_stepwise(&m, &sw, &err), 0);
+        ck_assert_int_eq(plan_greedy(&m, &gr, &err), 0);
+        ck_assert_msg(plan_direct_widest_priced(&m, price, 0, &got, &err) == 0, "#%d: %s", n,
+                      err.text);
+        ck_assert_msg(plan_verify(&m, &got, &err) == 0, "#%d %s p=%d: %s", n, rm_shape_name(shape),
+                      p, err.text);
+        ck_assert_int_eq(got.algo, PLAN_ALGO_DIRECT);
+        unsigned __int128 cost = priced(&got, price);
+        ck_assert_msg(cost <= priced(&wd, price) && cost <= priced(&sw, price) &&
+                          cost <= priced(&gr, price),
+                      "#%d %s p=%d price %llu: dearer than widest or whole messages", n,
+                      rm_shape_name(shape), p, (unsigned long long)price);
+        between += cost < priced(&wd, price) && cost < priced(&sw, price) &&
+                   cost < priced(&gr, price);
+        ck_assert_int_eq(plan_direct_widest_priced(&m, price, 0, &again, &err), 0);
+        ck_assert(tl_plans_equal(&got, &again));
+        plan_free(&again);
+        if (got.nsegments > 1) { /* the widest plan where it fits, else a failure */
+            int fits = wd.nsegments < got.nsegments;
+            ck_assert_int_eq(plan_direct_widest_priced(&m, price, got.nsegments - 1, &again, &err),
+                             fits ? 0 : -1);
+            if (fits) {
+                ck_assert(tl_plans_equal(&again, &wd));
+                plan_free(&again);
+            }
+        }
+        ck_assert_int_eq(plan_direct_widest_priced(&m, 0, 0, &again, &err), 0);
+        ck_assert(tl_plans_equal(&again, &wd));
+        plan_free(&again);
+        plan_free(&wd);
+        plan_free(&sw);
+        plan_free(&gr);
+        plan_free(&got);
+        plan_matrix_free(&m);
+    }
+    ck_assert_msg(between >= 20, "a split between all and none of the widest steps won %d times",
+                  between);
+}
+END_TEST
+
+/* With a step price, direct keeps whichever of its own plan and the widest-step plan (with a
+ * minimum step, with its priced whole-message tail: plan_direct_widest_priced) has the
  * smaller bandwidth term plus price per step (its own on a tie), exact or with a minimum step;
  * above PLAN_WIDEST_MAX_P ranks, or without a price, its own. */
 START_TEST(direct_step_price_random)
@@ -197,7 +259,7 @@ START_TEST(direct_step_price_random)
         ck_assert_int_eq(plan_direct(&m, &priced_opts, &got, &err), 0);
         ck_assert_msg(plan_verify(&m, &got, &err) == 0, "#%d p=%d: %s", n, p, err.text);
         if (price && p <= PLAN_WIDEST_MAX_P && !plan_matrix_is_uniform(&m, NULL)) {
-            ck_assert_int_eq(plan_direct_widest(&m, 0, &wd, &err), 0);
+            ck_assert_int_eq(plan_direct_widest_priced(&m, min_step ? price : 0, 0, &wd, &err), 0);
             const plan *want = priced(&wd, price) < priced(&own, price) ? &wd : &own;
             ck_assert_msg(tl_plans_equal(&got, want), "#%d p=%d price %llu: not the cheaper plan",
                           n, p, (unsigned long long)price);
@@ -797,6 +859,7 @@ int main(void)
     tcase_add_test(props, direct_properties_random);
     tcase_add_test(props, direct_min_step_random);
     tcase_add_test(props, direct_widest_random);
+    tcase_add_test(props, direct_widest_priced_random);
     tcase_add_test(props, direct_step_price_random);
     tcase_add_test(props, direct_deterministic);
     tcase_add_test(basic, direct_min_step_whole_or_split);
