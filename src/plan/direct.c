@@ -13,20 +13,13 @@
  * node matrices are this small. */
 #define STEPWISE_WHOLE_MAX_P 128
 
-/* What a plan costs against another: its bandwidth term plus `price` bytes per step (min_step
- * or the step price: the exchange rate between steps and bytes). */
-static unsigned __int128 priced(const plan *pl, uint64_t price)
-{
-    return (unsigned __int128)plan_bandwidth_term(pl) + (unsigned __int128)price * pl->nsteps;
-}
-
 /* 1 if pl, a whole-message plan, stays within bound + min_step per step and max_segments. */
 static int whole_qualifies(const plan *pl, uint64_t bound, const plan_direct_opts *opts)
 {
     if (opts->max_segments && pl->nsegments > opts->max_segments)
         return 0;
-    return priced(pl, 0) <= bound ||
-           (unsigned __int128)opts->min_step_bytes * pl->nsteps >= priced(pl, 0) - bound;
+    return plan_priced(pl, 0) <= bound ||
+           (unsigned __int128)opts->min_step_bytes * pl->nsteps >= plan_priced(pl, 0) - bound;
 }
 
 /* With a minimum step: a schedule of whole messages in the duplex mode, relabelled direct, if
@@ -53,8 +46,8 @@ static int try_whole_messages(const plan_matrix *m, plan_duplex duplex, uint64_t
             return -1;
         }
         if (whole_qualifies(&sw, bound, opts) &&
-            (!have || priced(&sw, opts->min_step_bytes) <
-                          priced(pl, opts->min_step_bytes))) {
+            (!have ||
+             plan_priced(&sw, opts->min_step_bytes) < plan_priced(pl, opts->min_step_bytes))) {
             if (have)
                 plan_free(pl);
             *pl = sw;
@@ -87,8 +80,8 @@ static int decompose_half(const plan_matrix *m, const plan_direct_opts *opts, pl
 
 /* With a step price, on small matrices: replaces pl by the widest-step decomposition (with a
  * minimum step, with its priced whole-message tail: plan_direct_widest_priced) when that costs
- * less (bandwidth term plus step_price per step). A widest plan that cannot be built (too many segments, no memory)
- * leaves pl as it was. */
+ * less (bandwidth term plus step_price per step). A widest plan that cannot be built (too many
+ * segments, no memory) leaves pl as it was. */
 static void try_widest(const plan_matrix *m, const plan_direct_opts *opts, plan *pl)
 {
     if (!opts->step_price || m->p > PLAN_WIDEST_MAX_P)
@@ -99,7 +92,7 @@ static void try_widest(const plan_matrix *m, const plan_direct_opts *opts, plan 
     uint64_t tail_price = opts->min_step_bytes ? opts->step_price : 0;
     if (plan_direct_widest_priced(m, tail_price, opts->max_segments, &wd, &wd_err))
         return;
-    if (priced(&wd, opts->step_price) < priced(pl, opts->step_price)) {
+    if (plan_priced(&wd, opts->step_price) < plan_priced(pl, opts->step_price)) {
         plan_free(pl);
         *pl = wd;
     } else {

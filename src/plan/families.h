@@ -32,6 +32,14 @@ typedef struct plan_direct_opts {
     uint64_t step_price;
 } plan_direct_opts;
 
+/* What a plan costs at a step price (the exchange rate between steps and bytes of the busiest
+ * link): its bandwidth term plus price bytes per step. How plan_direct and
+ * plan_direct_widest_priced weigh plans against each other. */
+static inline unsigned __int128 plan_priced(const plan *pl, uint64_t price)
+{
+    return (unsigned __int128)plan_bandwidth_term(pl) + (unsigned __int128)price * pl->nsteps;
+}
+
 /* The largest matrix plan_direct tries the widest-step decomposition on (opts->step_price):
  * its planning is O(p^3) per step (dense random matrices: 0.2 ms at p = 8, 2.3 - 4.5 ms at 16,
  * 46 ms at 32), and the node matrices of most jobs are this small. */

@@ -10,12 +10,6 @@
 #include "plan/families.h"
 #include "plan/plan.h"
 
-/* What a plan costs at a step price: its bandwidth term plus price per step. */
-static unsigned __int128 priced(const plan *pl, uint64_t price)
-{
-    return (unsigned __int128)plan_bandwidth_term(pl) + (unsigned __int128)price * pl->nsteps;
-}
-
 /* The largest transfer of step s of pl: the step's share of the bandwidth term. */
 static uint64_t step_length(const plan *pl, size_t s)
 {
@@ -47,7 +41,7 @@ static int whole_tail(const plan_matrix *r, uint64_t price, plan *out, plan_erro
         plan_free(out);
         return -1;
     }
-    if (priced(&greedy, price) < priced(out, price)) {
+    if (plan_priced(&greedy, price) < plan_priced(out, price)) {
         plan_free(out);
         *out = greedy;
     } else {
@@ -114,7 +108,7 @@ static int cheapest_split(const plan_matrix *m, const plan *wd, uint64_t price, 
     }
     for (size_t k = 0; k < pp; k++)
         r.bytes[k] = k % ((size_t)m->p + 1) ? m->bytes[k] : 0; /* no diagonal */
-    unsigned __int128 best = priced(wd, price), head = 0;
+    unsigned __int128 best = plan_priced(wd, price), head = 0;
     *best_k = wd->nsteps;
     int rc = 0;
     for (size_t k = 0; k < wd->nsteps && rc == 0; k++) {
@@ -122,8 +116,8 @@ static int cheapest_split(const plan_matrix *m, const plan *wd, uint64_t price, 
         if (head + (unsigned __int128)price * k >= best)
             break; /* the head alone costs as much as the best plan */
         rc = whole_tail(&r, price, &t, err);
-        if (rc == 0 && head + (unsigned __int128)price * k + priced(&t, price) < best) {
-            best = head + (unsigned __int128)price * k + priced(&t, price);
+        if (rc == 0 && head + (unsigned __int128)price * k + plan_priced(&t, price) < best) {
+            best = head + (unsigned __int128)price * k + plan_priced(&t, price);
             *best_k = k;
             plan_free(tail);
             *tail = t;
