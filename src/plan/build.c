@@ -43,6 +43,13 @@ static int build_half(plan_algo algo, const plan_matrix *m, const plan_options *
     }
 }
 
+/* The minimum step min_step (a plan_options.min_step_bytes) stands for on matrix m:
+ * plan_auto_min_step for PLAN_MIN_STEP_AUTO, else itself. */
+static uint64_t min_step_on(const plan_matrix *m, uint64_t min_step)
+{
+    return min_step == PLAN_MIN_STEP_AUTO ? plan_auto_min_step(m) : min_step;
+}
+
 /* Plans m with rank-level family algo and options o; direct with step_price
  * (plan_direct_opts). */
 static int build_rank(plan_algo algo, const plan_matrix *m, const plan_options *o,
@@ -51,8 +58,8 @@ static int build_rank(plan_algo algo, const plan_matrix *m, const plan_options *
     plan_direct_opts direct = {.min_step_bytes = o->min_step_bytes,
                                .max_segments = o->max_segments,
                                .step_price = step_price};
-    if (algo == PLAN_ALGO_DIRECT && o->min_step_bytes == PLAN_MIN_STEP_AUTO)
-        direct.min_step_bytes = plan_auto_min_step(m);
+    if (algo == PLAN_ALGO_DIRECT)
+        direct.min_step_bytes = min_step_on(m, o->min_step_bytes);
     if (o->duplex == PLAN_DUPLEX_HALF)
         return build_half(algo, m, o, &direct, pl, err);
     if (o->duplex != PLAN_DUPLEX_FULL)
@@ -65,10 +72,7 @@ int plan_build_node_matrix(plan_algo algo, const plan_matrix *nm, const plan_opt
 {
     plan_options no = *o;
     no.topo = NULL;
-    uint64_t price = o->node_step_bytes;
-    if (!price)
-        price = o->min_step_bytes == PLAN_MIN_STEP_AUTO ? plan_auto_min_step(nm)
-                                                        : o->min_step_bytes;
+    uint64_t price = o->node_step_bytes ? o->node_step_bytes : min_step_on(nm, o->min_step_bytes);
     return build_rank(plan_node_base(algo), nm, &no, price, np, err);
 }
 
