@@ -20,6 +20,13 @@ bench_node_plan_time_LDADD = libhrelay_plan.la
 noinst_PROGRAMS += bench/node_meta
 bench_node_meta_SOURCES = bench/node_meta.c
 
+# bench/node_steps: what one node step costs beyond its bytes, with a barrier between steps,
+# readiness tokens from the destination node, or neither (node-direct's synchronised steps and
+# their groups, HRELAY_NODE_SYNC and HRELAY_NODE_JOIN); run it with mpiexec, e.g. on the
+# emulated cluster: hrelay-emucluster run -n 32 -- bench/node_steps --rate 200M.
+noinst_PROGRAMS += bench/node_steps
+bench_node_steps_SOURCES = bench/node_steps.c
+
 # bench/alltoallv_bench: MPI_Alltoallv timed side by side (PMPI, native, every hrelay family,
 # auto) on fixed and drifting exchange patterns, against the network's lower bounds (per rank
 # and per node), per call and over the whole run. An MPI program that finds

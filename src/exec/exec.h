@@ -68,6 +68,10 @@ typedef struct exec_opts {
                           of the communicator completing a step before any starts the next (a
                           barrier between steps, on every rank, with operations or without);
                           window and steps are then not used */
+    const unsigned char *sync_starts; /* with sync_steps: 1 where a step begins a group of
+                          steps posted together after the barrier, 0 where it joins the group
+                          before it (no barrier between them); sync_steps entries, the same on
+                          every rank. NULL: every step is a group of its own */
 } exec_opts;
 
 /* Default window, chosen by measurement (see exec/run.c). */

@@ -23,7 +23,12 @@
  * oldest operation still in flight belongs to one of the `steps` - 1 steps before its own, so a
  * node's NIC carries the node steps the plan says at a time (plus the tail of the ones before)
  * rather than every step the window reaches. Waiting only for earlier steps, the induction
- * above holds unchanged. */
+ * above holds unchanged.
+ *
+ * Synchronised steps (exec_opts.sync_steps): a group of steps (sync_starts) is posted at once
+ * and completed, then a barrier; every rank passes the same barriers at the same group
+ * boundaries, ranks without operations included, and within a group the induction above holds
+ * with an unlimited window. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -236,20 +241,23 @@ static int run_steps(runner *r, size_t window, size_t steps)
     return rc == MPI_SUCCESS ? drain(r) : rc;
 }
 
-/* Runs steps 0 .. nsteps - 1 one at a time: each completes here, then a barrier over comm, so
- * that no rank starts a step before every rank finished the one before. */
-static int run_synced(runner *r, size_t nsteps, MPI_Comm comm)
+/* Runs steps 0 .. nsteps - 1 in groups (starts, NULL: one step each), one group at a time: its
+ * steps are posted together and complete here, then a barrier over comm, so that no rank starts
+ * a group before every rank finished the one before. */
+static int run_synced(runner *r, size_t nsteps, const unsigned char *starts, MPI_Comm comm)
 {
     size_t i = 0, k = 0;
     int rc = MPI_SUCCESS;
     for (size_t step = 0; step < nsteps && rc == MPI_SUCCESS; step++) {
-        rc = post_step(r, step, &i, &k, SIZE_MAX, 0);
-        if (rc == MPI_SUCCESS)
+        if (step > 0 && (!starts || starts[step])) {
             rc = drain(r);
-        if (rc == MPI_SUCCESS && step + 1 < nsteps)
-            rc = PMPI_Barrier(comm);
+            if (rc == MPI_SUCCESS)
+                rc = PMPI_Barrier(comm);
+        }
+        if (rc == MPI_SUCCESS)
+            rc = post_step(r, step, &i, &k, SIZE_MAX, 0);
     }
-    return rc;
+    return rc == MPI_SUCCESS ? drain(r) : rc;
 }
 
 /* Runs the view (see exec.h). */
@@ -267,14 +275,17 @@ int exec_view_run(exec_view *v, MPI_Comm comm, const exec_opts *o)
     size_t window = o->window > 0 ? (size_t)o->window : 1;
     size_t steps = o->steps > 0 ? (size_t)o->steps : 0, ops = lo->nsends + lo->nrecvs;
     runner r = {.c = {.v = v, .comm = comm}, .tag = o->tag};
-    r.q.cap = (window < ops ? window : ops) + v->max_ops + 1;
+    /* a group of synchronised steps is posted at once: room for every operation */
+    r.q.cap = o->sync_steps && o->sync_starts ? ops + 1
+                                              : (window < ops ? window : ops) + v->max_ops + 1;
     r.q.slot = calloc(r.q.cap, sizeof *r.q.slot);
     r.rslot = calloc(lo->nrecvs ? lo->nrecvs : 1, sizeof *r.rslot);
     int need_elem = !x->send.type.dense && x->send.type.size > 0;
     if (need_elem)
         r.c.elem = malloc((size_t)x->send.type.size);
     if (r.q.slot && r.rslot && (!need_elem || r.c.elem)) {
-        rc = o->sync_steps ? run_synced(&r, o->sync_steps, comm) : run_steps(&r, window, steps);
+        rc = o->sync_steps ? run_synced(&r, o->sync_steps, o->sync_starts, comm)
+                           : run_steps(&r, window, steps);
         if (rc != MPI_SUCCESS)
             abandon(&r);
     } else {

@@ -102,6 +102,16 @@ uint64_t plan_node_bandwidth(const plan *pl, const int32_t *node_of, plan_duplex
  * memory the caller frees, or NULL when memory runs out. */
 uint64_t *plan_node_step_loads(const plan *pl, const int32_t *node_of, plan_duplex duplex);
 
+/* The groups of consecutive steps a synchronised node plan runs without a barrier between them,
+ * from the largest node load of each step (plan_node_step_loads): a step joins the group before
+ * it while the group's loads, its own added, come to at most join_bytes; a step heavier than
+ * join_bytes is a group of its own, and join_bytes 0 makes every step one. Sets starts[s] (s <
+ * nsteps) to 1 where step s begins a group (always step 0), else 0, and returns the number of
+ * groups (0 for no steps). Greedy in step order: no group could take the first step of the
+ * next one. */
+size_t plan_node_step_groups(const uint64_t *loads, size_t nsteps, uint64_t join_bytes,
+                             unsigned char *starts);
+
 /* The display model of a node plan (hrelay-plan's JSON "cost_s", text and SVG): the sum over
  * steps of alpha + beta times the step's largest node load (on-node transfers not counted);
  * -1 when memory runs out. */

@@ -5,8 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/node.h"
 #include "shim/cache.h"
 #include "shim/comm.h"
+#include "shim/log.h"
 #include "shim/state.h"
 
 void shim_prog_release(shim_prog *p)
@@ -14,15 +16,26 @@ void shim_prog_release(shim_prog *p)
     if (!p || --p->refs > 0)
         return;
     plan_local_free(&p->lo);
+    free(p->sync_starts);
     free(p);
 }
 
-void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p)
+void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p, const uint64_t *loads)
 {
     prog->steps = shim_topo_steps(st, prog->algo);
     prog->sync_steps = shim_topo_sync(st, prog->algo, prog->nsteps, prog->model_ps, p);
+    prog->sync_groups = prog->sync_steps;
+    if (prog->sync_steps && loads && prog->algo == PLAN_ALGO_NODE_DIRECT &&
+        (prog->sync_starts = malloc(prog->sync_steps))) {
+        uint64_t join = shim_topo_join_bytes(p);
+        prog->sync_groups = plan_node_step_groups(loads, prog->sync_steps, join, prog->sync_starts);
+        shim_log(2,
+                 "node-direct: %zu synchronised steps in %zu groups (up to %llu bytes of node "
+                 "load without a barrier)",
+                 prog->sync_steps, prog->sync_groups, (unsigned long long)join);
+    }
     if (prog->sync_steps) {
-        uint64_t barriers = plan_cost_barrier(p, &shim_g.cfg.cost) * (prog->sync_steps - 1);
+        uint64_t barriers = plan_cost_barrier(p, &shim_g.cfg.cost) * (prog->sync_groups - 1);
         prog->model_ps = prog->model_ps > UINT64_MAX - barriers ? UINT64_MAX
                                                                  : prog->model_ps + barriers;
     }

@@ -29,15 +29,21 @@ typedef struct shim_prog {
     int steps; /* steps in flight when it runs (exec_opts.steps; shim_topo_steps) */
     size_t sync_steps; /* nsteps when it runs in synchronised steps (exec_opts.sync_steps;
                           shim_topo_sync; model_ps then includes the barriers), else 0 */
+    unsigned char *sync_starts; /* with sync_steps, for node-direct: the steps that begin a
+                          group (exec_opts.sync_starts; plan_node_step_groups), owned; NULL:
+                          every step */
+    size_t sync_groups;         /* the groups of synchronised steps (sync_steps without groups) */
 } shim_prog;
 
 /* Releases one reference (freeing at the last); p may be NULL. */
 void shim_prog_release(shim_prog *p);
 
 /* Sets how prog runs on topology st of p ranks, from its family, steps and model: its steps in
- * flight (shim_topo_steps) and synchronised steps (shim_topo_sync), adding the barriers of
- * synchronised steps to its model. */
-void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p);
+ * flight (shim_topo_steps) and synchronised steps (shim_topo_sync); for node-direct with loads
+ * (the largest node load of each of its steps, NULL: unknown) the groups of steps that run
+ * without barriers between them (plan_node_step_groups at shim_topo_join_bytes; without the
+ * memory for them, every step alone). Adds the barriers between groups to its model. */
+void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p, const uint64_t *loads);
 
 /* What a call's pattern is matched on besides the bytes: the call kind, MPI_IN_PLACE, the
  * request it is run for, and the type facts (gcd of the type sizes, denseness). */

@@ -86,7 +86,11 @@ int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matr
     if (!ops) /* unknown: as if the window mattered */
         prog->max_ops = UINT32_MAX;
     free(ops);
-    shim_prog_set_run(prog, &rec->topo, rec->p);
+    uint64_t *loads = algo == PLAN_ALGO_NODE_DIRECT && pl.node_of
+                          ? plan_node_step_loads(&pl, pl.node_of, pl.duplex)
+                          : NULL;
+    shim_prog_set_run(prog, &rec->topo, rec->p, loads);
+    free(loads);
     dump(rec, &pl, m);
     int rc = plan_local_detach(&prog->lo, &err);
     plan_free(&pl);

@@ -109,6 +109,10 @@ static void write_config(FILE *f, const shim_config *cfg)
         fputs(", \"node_sync\": \"auto\"", f);
     else
         fprintf(f, ", \"node_sync\": %d", cfg->node_sync);
+    if (cfg->node_join == SHIM_NODE_JOIN_AUTO)
+        fputs(", \"node_join_bytes\": \"auto\"", f);
+    else
+        fprintf(f, ", \"node_join_bytes\": %llu", (unsigned long long)cfg->node_join);
     if (cfg->grain)
         fprintf(f, ", \"grain_bytes\": %llu", (unsigned long long)cfg->grain);
     else

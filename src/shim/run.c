@@ -29,6 +29,7 @@ int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const
     r->view = NULL;
     r->steps = prog->steps;
     r->sync_steps = prog->sync_steps;
+    r->sync_starts = prog->sync_starts;
     if (exec_view_create(&prog->lo, x, &r->view) != MPI_SUCCESS ||
         exec_view_staging(r->view) > shim_g.cfg.max_staging)
         return -1;
@@ -77,8 +78,11 @@ int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x,
         /* a node plan's steps in flight bound its operations (exec.h), not HRELAY_WINDOW */
         int window = r->variant && shim_g.cfg.window > SHIM_SMALL_WINDOW ? SHIM_SMALL_WINDOW
                                                                            : shim_g.cfg.window;
-        exec_opts opts = {.window = r->steps ? INT_MAX : window, .steps = r->steps,
-                          .tag = SHIM_TAG_PLAN, .sync_steps = r->sync_steps};
+        exec_opts opts = {.window = r->steps ? INT_MAX : window,
+                          .steps = r->steps,
+                          .tag = SHIM_TAG_PLAN,
+                          .sync_steps = r->sync_steps,
+                          .sync_starts = r->sync_starts};
         rc = exec_self_copy(x, rec->priv);
         if (rc == MPI_SUCCESS)
             rc = exec_view_run(r->view, rec->priv, &opts);

@@ -27,6 +27,8 @@ typedef struct shim_run {
     int variant;    /* 0: with HRELAY_WINDOW operations in flight, 1: SHIM_SMALL_WINDOW */
     int steps;      /* the prepared program's steps in flight (shim_prog.steps) */
     size_t sync_steps; /* the prepared program's synchronised steps (shim_prog.sync_steps) */
+    const unsigned char *sync_starts; /* its groups of them (shim_prog.sync_starts), owned by
+                                         the program */
 } shim_run;
 
 /* Releases what a call prepared (r stays usable). */

@@ -37,23 +37,29 @@ const char *shim_request_name(int request);
 
 /* Defaults and limits of the integer settings. */
 enum {
-    SHIM_DEFAULT_CACHE = 16,    /* HRELAY_CACHE_SIZE: patterns cached per communicator */
-    SHIM_CACHE_MAX = 61,        /* one bit each in the agreement (agree.h) */
-    SHIM_DEFAULT_TUNE = 3,      /* HRELAY_TUNE: measured calls per explored candidate */
-    SHIM_DEFAULT_MARGIN = 50,   /* HRELAY_TUNE_MARGIN: percent above the best model explored */
-    SHIM_DEFAULT_BUDGET = 2,    /* HRELAY_EXPLORE_BUDGET: percent of a site's time */
-    SHIM_DEFAULT_RECHECK = 256, /* HRELAY_RECHECK: longest run of unchecked native calls */
-    SHIM_SITE_FRAMES = 8,       /* HRELAY_SITE_DEPTH: at most this many frames per call site */
-    SHIM_NODE_AUTO = 0,         /* HRELAY_NODE_SIZE=auto: the nodes MPI_Comm_split_type finds */
+    SHIM_DEFAULT_CACHE = 16,      /* HRELAY_CACHE_SIZE: patterns cached per communicator */
+    SHIM_CACHE_MAX = 61,          /* one bit each in the agreement (agree.h) */
+    SHIM_DEFAULT_TUNE = 3,        /* HRELAY_TUNE: measured calls per explored candidate */
+    SHIM_DEFAULT_MARGIN = 50,     /* HRELAY_TUNE_MARGIN: percent above the best model explored */
+    SHIM_DEFAULT_BUDGET = 2,      /* HRELAY_EXPLORE_BUDGET: percent of a site's time */
+    SHIM_DEFAULT_RECHECK = 256,   /* HRELAY_RECHECK: longest run of unchecked native calls */
+    SHIM_SITE_FRAMES = 8,         /* HRELAY_SITE_DEPTH: at most this many frames per call site */
+    SHIM_NODE_AUTO = 0,           /* HRELAY_NODE_SIZE=auto: the nodes MPI_Comm_split_type finds */
     SHIM_NODE_SIZE_MAX = 1 << 20, /* HRELAY_NODE_SIZE: the largest K */
-    SHIM_NODE_STEPS_AUTO = -1,  /* HRELAY_NODE_STEPS=auto: plan_topo_steps_default of the
+    SHIM_NODE_STEPS_AUTO = -1,    /* HRELAY_NODE_STEPS=auto: plan_topo_steps_default of the
                                    communicator's nodes (measured: docs/algorithms.md,
                                    "Node-level families in the shim") */
-    SHIM_NODE_SYNC_AUTO = -1,   /* HRELAY_NODE_SYNC=auto: where the barriers are cheap enough
+    SHIM_NODE_SYNC_AUTO = -1,     /* HRELAY_NODE_SYNC=auto: where the barriers are cheap enough
                                    (shim_topo_sync) */
-    SHIM_NODE_SYNC_SHARE = 8    /* HRELAY_NODE_SYNC=auto: a node plan's barriers may cost up
+    SHIM_NODE_SYNC_SHARE = 8,     /* HRELAY_NODE_SYNC=auto: a node plan's barriers may cost up
                                    to 1 / 8 of its modeled time */
+    SHIM_NODE_JOIN_STEPS = 16     /* HRELAY_NODE_JOIN=auto: node step prices (shim_topo_step_bytes)
+                                   a group of steps without barriers may carry (measured:
+                                   docs/performance, "Light node steps without barriers") */
 };
+
+/* HRELAY_NODE_JOIN=auto (shim_topo_join_bytes). */
+#define SHIM_NODE_JOIN_AUTO UINT64_MAX
 
 /* Settings from the HRELAY_* environment and HRELAY_CONFIG, read on rank 0 and broadcast
  * (plain bytes). */
@@ -78,6 +84,7 @@ typedef struct shim_config {
     int node_steps;             /* HRELAY_NODE_STEPS: node steps in flight (0: HRELAY_WINDOW;
                                    SHIM_NODE_STEPS_AUTO: by the number of nodes) */
     int node_sync;              /* HRELAY_NODE_SYNC: 0, 1, or SHIM_NODE_SYNC_AUTO */
+    uint64_t node_join;         /* HRELAY_NODE_JOIN: bytes, or SHIM_NODE_JOIN_AUTO */
     plan_cost_params cost;      /* HRELAY_CONFIG, HRELAY_ALPHA, HRELAY_BETA, built-in defaults */
     int calibrated;             /* cost came from HRELAY_CONFIG */
     char report[SHIM_PATH_MAX]; /* HRELAY_REPORT, "" for none */

@@ -203,6 +203,14 @@ uint64_t shim_topo_step_bytes(int p)
     return bytes < 1 ? 1 : bytes > UINT64_MAX ? UINT64_MAX : (uint64_t)bytes;
 }
 
+uint64_t shim_topo_join_bytes(int p)
+{
+    if (shim_g.cfg.node_join != SHIM_NODE_JOIN_AUTO)
+        return shim_g.cfg.node_join;
+    uint64_t step = shim_topo_step_bytes(p);
+    return step > UINT64_MAX / SHIM_NODE_JOIN_STEPS ? UINT64_MAX : step * SHIM_NODE_JOIN_STEPS;
+}
+
 void shim_topo_free(shim_topo *st)
 {
     /* a zero-initialised st holds handles that are neither communicators nor MPI_COMM_NULL */

@@ -76,6 +76,11 @@ int shim_topo_steps(const shim_topo *st, plan_algo algo);
 size_t shim_topo_sync(const shim_topo *st, plan_algo algo, size_t nsteps, uint64_t model_ps,
                       int p);
 
+/* The bytes of node load a group of consecutive synchronised node-direct steps may carry
+ * without barriers between them (plan_node_step_groups): HRELAY_NODE_JOIN, by default
+ * SHIM_NODE_JOIN_STEPS times shim_topo_step_bytes(p). */
+uint64_t shim_topo_join_bytes(int p);
+
 /* The price of one node step in bytes of a NIC under the cost model, at which node plans on p
  * ranks trade steps for bytes (plan_options.node_step_bytes): step_ps, plus a barrier over p
  * ranks (plan_cost_barrier) unless HRELAY_NODE_SYNC=0, over beta; at least 1. */

@@ -8,8 +8,8 @@
 # consecutive or not); node-direct must take the node-level metadata path on every
 # communicator with a node of several ranks (node_patterns == patterns, the verbose line with
 # the words a rank received: N (N + 1) + P) and the others the P x P gather; HRELAY_NODE_SIZE=1
-# and auto; half duplex; node steps in flight 1 and 0 (the window); the staging fallback to
-# node-direct; the plan cache (hits, a pattern changing on one rank, one slot); HRELAY_DUMP
+# and auto; half duplex; node steps in flight 1 and 0 (the window); synchronised steps, one by
+# one and in groups (HRELAY_NODE_JOIN); the staging fallback to node-direct; the plan cache (hits, a pattern changing on one rank, one slot); HRELAY_DUMP
 # writes node plans with their topology (not node-direct's).
 . "${srcdir:-.}/tests/mpi/common.sh"
 r=$HR_TMP/report.json
@@ -100,6 +100,17 @@ node_run 5 2 node-forward node-forward HRELAY_DUPLEX=half
 node_run 6 2 node-direct node-direct HRELAY_NODE_STEPS=1
 node_run 5 3 node-direct node-direct HRELAY_NODE_STEPS=0 HRELAY_WINDOW=1
 node_run 5 2 node-aggregate node-aggregate HRELAY_NODE_STEPS=1
+
+# synchronised node steps (HRELAY_NODE_SYNC=1): a barrier between every two steps
+# (HRELAY_NODE_JOIN=0), then consecutive light steps run as one group (1 KiB of node load),
+# byte for byte alike; the verbose lines count the groups of every plan
+groups() { grep -o "node-direct: [0-9]* synchronised steps in [0-9]* groups" "$HR_TMP/err"; }
+node_run 12 2 node-direct node-direct HRELAY_NODE_SYNC=1 HRELAY_NODE_JOIN=0
+groups | awk '{ n++; if ($2 != $6) bad = 1 } END { exit bad || !n }' ||
+    hr_fail "HRELAY_NODE_JOIN=0: steps grouped, or no synchronised plan: $(groups | head -3)"
+node_run 12 2 node-direct node-direct HRELAY_NODE_SYNC=1 HRELAY_NODE_JOIN=1K
+groups | awk '$6 < $2 && $2 > 1 { f = 1 } END { exit !f }' ||
+    hr_fail "HRELAY_NODE_JOIN=1K: no plan's steps grouped: $(groups | head -3)"
 
 # staging over the limit: node-transpose (3 nodes: relayed through the third) runs node-direct
 # instead

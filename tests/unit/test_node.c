@@ -495,6 +495,54 @@ START_TEST(node_step_price)
 }
 END_TEST
 
+/* Groups of light node steps (plan_node_step_groups), checked against their definition on
+ * random loads: step 0 begins a group; a group of several steps adds up to at most the join
+ * bytes; no group could have taken the first step of the next (greedy in step order); join 0
+ * leaves every step alone; the count returned is the number of groups marked. The loads are
+ * drawn around the join bytes so that steps join and do not. */
+START_TEST(node_step_groups)
+{
+    uint64_t st = 0x9e0b5;
+    uint64_t loads[40];
+    unsigned char starts[40];
+    int joined = 0, alone = 0;
+    for (int k = 0; k < 2000; k++) {
+        size_t n = 1 + rm_below(&st, 40);
+        uint64_t join = k % 10 == 0 ? 0 : 1 + rm_below(&st, 1000);
+        for (size_t s = 0; s < n; s++)
+            loads[s] = rm_below(&st, 4) ? rm_below(&st, join / 2 + 2) : rm_below(&st, 3000);
+        memset(starts, 7, sizeof starts);
+        size_t groups = plan_node_step_groups(loads, n, join, starts), marked = 0;
+        ck_assert_int_eq(starts[0], 1);
+        for (size_t s = 0; s < n;) {
+            ck_assert_msg(starts[s] == 1, "#%d step %zu", k, s);
+            size_t e = s + 1;
+            uint64_t sum = loads[s];
+            for (; e < n && starts[e] == 0; e++)
+                sum += loads[e];
+            for (size_t x = s + 1; x < e; x++)
+                ck_assert_int_eq(starts[x], 0);
+            marked++;
+            if (e - s > 1) {
+                ck_assert_msg(join > 0 && sum <= join, "#%d: group of %llu bytes over %llu", k,
+                              (unsigned long long)sum, (unsigned long long)join);
+                joined++;
+            } else {
+                alone++;
+            }
+            if (e < n)
+                ck_assert_msg(join == 0 || sum + loads[e] > join,
+                              "#%d: step %zu could have joined the group before it", k, e);
+            s = e;
+        }
+        ck_assert_uint_eq(groups, marked);
+    }
+    ck_assert_uint_eq(plan_node_step_groups(loads, 0, 100, starts), 0);
+    ck_assert_int_ge(joined, 500);
+    ck_assert_int_ge(alone, 500);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("node");
@@ -507,6 +555,7 @@ int main(void)
     tcase_add_test(basic, local_refuses_forwarding);
     tcase_add_test(basic, deterministic);
     tcase_add_test(basic, node_step_price);
+    tcase_add_test(basic, node_step_groups);
     tcase_add_test(props, props_small);
     tcase_add_test(props, props_large);
     return tl_run(s, basic, props);
