@@ -99,7 +99,8 @@ int plan_verify_node(const plan_matrix *m, const plan_topo *t, const plan *pl, p
 uint64_t plan_node_bandwidth(const plan *pl, const int32_t *node_of, plan_duplex duplex);
 
 /* The largest node load (see plan_node_bandwidth) of every step of pl: pl->nsteps entries in
- * memory the caller frees, or NULL when memory runs out. */
+ * memory the caller frees, or NULL when memory runs out. node_of NULL: every rank of pl is its
+ * own node (a plan of a node matrix). */
 uint64_t *plan_node_step_loads(const plan *pl, const int32_t *node_of, plan_duplex duplex);
 
 /* The groups of consecutive steps a synchronised node plan runs without a barrier between them,

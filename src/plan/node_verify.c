@@ -19,7 +19,8 @@ int plan_verify_node(const plan_matrix *m, const plan_topo *t, const plan *pl, p
     return plan_verify(m, pl, err);
 }
 
-/* The largest node load of step s (see plan_node_bandwidth); sent and recvd are zero on entry
+/* The largest node load of step s (see plan_node_bandwidth; node_of NULL: every rank its own
+ * node); sent and recvd are zero on entry
  * and left zero, touched is scratch for 2 entries per transfer. */
 static uint64_t step_load(const plan *pl, size_t s, const int32_t *node_of, plan_duplex duplex,
                           uint64_t *sent, uint64_t *recvd, int32_t *touched)
@@ -27,7 +28,7 @@ static uint64_t step_load(const plan *pl, size_t s, const int32_t *node_of, plan
     size_t n = 0;
     for (size_t k = pl->step_begin[s]; k < pl->step_begin[s + 1]; k++) {
         const plan_transfer *tr = &pl->transfers[k];
-        int a = node_of[tr->src], b = node_of[tr->dst];
+        int a = node_of ? node_of[tr->src] : tr->src, b = node_of ? node_of[tr->dst] : tr->dst;
         if (a == b)
             continue;
         sent[a] += tr->bytes;
@@ -49,8 +50,8 @@ static uint64_t step_load(const plan *pl, size_t s, const int32_t *node_of, plan
 
 uint64_t *plan_node_step_loads(const plan *pl, const int32_t *node_of, plan_duplex duplex)
 {
-    int n = 0;
-    for (int r = 0; r < pl->p; r++)
+    int n = node_of ? 0 : pl->p;
+    for (int r = 0; node_of && r < pl->p; r++)
         n = node_of[r] >= n ? node_of[r] + 1 : n;
     size_t most = 1;
     for (size_t s = 0; s < pl->nsteps; s++)

@@ -20,22 +20,34 @@ void shim_prog_release(shim_prog *p)
     free(p);
 }
 
-void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p, const uint64_t *loads)
+/* Sets prog->sync_starts from pl's node loads (see shim_prog_set_run) and returns the number of
+ * groups of its synchronised steps: prog->sync_steps where the steps are not grouped. */
+static size_t set_groups(shim_prog *prog, int p, const plan *pl, const int32_t *node_of)
 {
-    prog->steps = shim_topo_steps(st, prog->algo);
-    prog->sync_steps = shim_topo_sync(st, prog->algo, prog->nsteps, prog->model_ps, p);
-    prog->sync_groups = prog->sync_steps;
-    if (prog->sync_steps && loads && prog->algo == PLAN_ALGO_NODE_DIRECT &&
-        (prog->sync_starts = malloc(prog->sync_steps))) {
+    if (prog->algo != PLAN_ALGO_NODE_DIRECT || !pl || pl->nsteps != prog->sync_steps)
+        return prog->sync_steps;
+    uint64_t *loads = plan_node_step_loads(pl, node_of, pl->duplex);
+    size_t groups = prog->sync_steps;
+    if (loads && (prog->sync_starts = malloc(prog->sync_steps))) {
         uint64_t join = shim_topo_join_bytes(p);
-        prog->sync_groups = plan_node_step_groups(loads, prog->sync_steps, join, prog->sync_starts);
+        groups = plan_node_step_groups(loads, prog->sync_steps, join, prog->sync_starts);
         shim_log(2,
                  "node-direct: %zu synchronised steps in %zu groups (up to %llu bytes of node "
                  "load without a barrier)",
-                 prog->sync_steps, prog->sync_groups, (unsigned long long)join);
+                 prog->sync_steps, groups, (unsigned long long)join);
     }
+    free(loads);
+    return groups;
+}
+
+void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p, const plan *pl,
+                       const int32_t *node_of)
+{
+    prog->steps = shim_topo_steps(st, prog->algo);
+    prog->sync_steps = shim_topo_sync(st, prog->algo, prog->nsteps, prog->model_ps, p);
     if (prog->sync_steps) {
-        uint64_t barriers = plan_cost_barrier(p, &shim_g.cfg.cost) * (prog->sync_groups - 1);
+        uint64_t barriers = plan_cost_barrier(p, &shim_g.cfg.cost) *
+                            (set_groups(prog, p, pl, node_of) - 1);
         prog->model_ps = prog->model_ps > UINT64_MAX - barriers ? UINT64_MAX
                                                                  : prog->model_ps + barriers;
     }

@@ -32,18 +32,19 @@ typedef struct shim_prog {
     unsigned char *sync_starts; /* with sync_steps, for node-direct: the steps that begin a
                           group (exec_opts.sync_starts; plan_node_step_groups), owned; NULL:
                           every step */
-    size_t sync_groups;         /* the groups of synchronised steps (sync_steps without groups) */
 } shim_prog;
 
 /* Releases one reference (freeing at the last); p may be NULL. */
 void shim_prog_release(shim_prog *p);
 
 /* Sets how prog runs on topology st of p ranks, from its family, steps and model: its steps in
- * flight (shim_topo_steps) and synchronised steps (shim_topo_sync); for node-direct with loads
- * (the largest node load of each of its steps, NULL: unknown) the groups of steps that run
- * without barriers between them (plan_node_step_groups at shim_topo_join_bytes; without the
- * memory for them, every step alone). Adds the barriers between groups to its model. */
-void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p, const uint64_t *loads);
+ * flight (shim_topo_steps) and synchronised steps (shim_topo_sync); for node-direct in
+ * synchronised steps with pl (the plan whose steps prog runs, nodes by node_of as in
+ * plan_node_step_loads; NULL: unknown) the groups of steps that run without barriers between
+ * them (plan_node_step_groups at shim_topo_join_bytes; without the memory for them, every step
+ * alone). Adds the barriers between groups to its model. */
+void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p, const plan *pl,
+                       const int32_t *node_of);
 
 /* What a call's pattern is matched on besides the bytes: the call kind, MPI_IN_PLACE, the
  * request it is run for, and the type facts (gcd of the type sizes, denseness). */

@@ -86,11 +86,7 @@ int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matr
     if (!ops) /* unknown: as if the window mattered */
         prog->max_ops = UINT32_MAX;
     free(ops);
-    uint64_t *loads = algo == PLAN_ALGO_NODE_DIRECT && pl.node_of
-                          ? plan_node_step_loads(&pl, pl.node_of, pl.duplex)
-                          : NULL;
-    shim_prog_set_run(prog, &rec->topo, rec->p, loads);
-    free(loads);
+    shim_prog_set_run(prog, &rec->topo, rec->p, pl.node_of ? &pl : NULL, pl.node_of);
     dump(rec, &pl, m);
     int rc = plan_local_detach(&prog->lo, &err);
     plan_free(&pl);

@@ -113,18 +113,6 @@ static size_t plan_steps(const plan *np, const plan_matrix *nm)
     return np->nsteps;
 }
 
-/* The largest node load of every step of np, a plan of a node matrix (its ranks are the
- * nodes): np->nsteps entries the caller frees, or NULL when memory runs out. */
-static uint64_t *node_loads(const plan *np)
-{
-    int32_t *self = malloc((size_t)np->p * sizeof *self);
-    for (int a = 0; self && a < np->p; a++)
-        self[a] = a;
-    uint64_t *loads = self ? plan_node_step_loads(np, self, np->duplex) : NULL;
-    free(self);
-    return loads;
-}
-
 /* Phase 2: this rank's program of node-direct for the node matrix nm and its column col
  * (NULL: planning failed here). */
 static shim_prog *plan_own(shim_comm *rec, const plan_matrix *nm, const uint64_t *col)
@@ -151,9 +139,7 @@ static shim_prog *plan_own(shim_comm *rec, const plan_matrix *nm, const uint64_t
     prog->nsteps = plan_steps(&np, nm);
     prog->nsegments = np.nsegments; /* of the node plan: no rank has the whole plan */
     prog->model_ps = plan_cost_plan(&np, &shim_g.cfg.cost); /* the NICs' time */
-    uint64_t *loads = prog->nsteps == np.nsteps ? node_loads(&np) : NULL;
-    shim_prog_set_run(prog, &rec->topo, rec->p, loads);
-    free(loads);
+    shim_prog_set_run(prog, &rec->topo, rec->p, &np, NULL); /* np's ranks are the nodes */
     plan_free(&np);
     return prog;
 }
