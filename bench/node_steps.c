@@ -4,7 +4,7 @@
  * ranks; every node must have the same number L of ranks. A run is --steps node steps: in step
  * s every node a sends B bytes to node (a + 1 + s mod (N - 1)) mod N, B / L from each of its
  * ranks to the rank of the same lane there, so every NIC carries one peer node each way per
- * step, as node-direct's plans do. Three ways to run the steps, side by side in one run:
+ * step, as node-direct's plans do. Five ways to run the steps, side by side in one run:
  *   barrier  a barrier over all ranks between steps (node-direct's synchronised steps);
  *   token    before sending, every rank waits for an empty message from each rank of its
  *            destination node, sent when that rank finished the step before (readiness
@@ -12,7 +12,10 @@
  *   none     each rank posts its next step as soon as its own operations of the last one
  *            completed (what a group of steps without barriers does);
  *   one-lane as barrier, but all B bytes go from lane 0 to lane 0, one rank message per node
- *            pair (a node step whose bytes are one rank's: does one lane fill the NIC?).
+ *            pair (a node step whose bytes are one rank's: does one lane fill the NIC?);
+ *   all-lanes as barrier, but each rank sends B / L^2 to every rank of the destination node,
+ *            L^2 rank messages per node pair, as node-direct's plans of dense patterns do (how
+ *            much do the NIC's many concurrent flows cost?).
  * Prints, per B and way, the median over --reps runs of the whole run's time (slowest rank)
  * divided by its steps, and with --rate the time B takes at that rate and the excess per step.
  * Run it with mpiexec, e.g. on 8 emulated hosts of 4 ranks:
@@ -25,8 +28,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BARRIER, TOKEN, NONE, ONE_LANE, WAYS, MAX_SIZES = 16, TAG_DATA = 1, TAG_TOKEN = 2 };
-static const char *const way_names[WAYS] = {"barrier", "token", "none", "one-lane"};
+enum {
+    BARRIER,
+    TOKEN,
+    NONE,
+    ONE_LANE,
+    ALL_LANES,
+    WAYS,
+    MAX_SIZES = 16,
+    TAG_DATA = 1,
+    TAG_TOKEN = 2
+};
+static const char *const way_names[WAYS] = {"barrier", "token", "none", "one-lane", "all-lanes"};
 
 /* The run's shape: this rank's node and lane, the nodes and ranks per node. */
 typedef struct shape {
@@ -70,30 +83,36 @@ static int peer_node(const shape *h, int s, int sign)
     return ((h->node + sign * shift) % h->n + h->n) % h->n;
 }
 
-/* One run of steps node steps of chunk bytes per rank, the given way; returns its time on this
- * rank. */
+/* One run of steps node steps of chunk bytes per rank message, the given way; returns its time
+ * on this rank. recv holds L chunks. */
 static double run(const shape *h, int way, int steps, char *send, char *recv, size_t chunk)
 {
     int active = way != ONE_LANE || h->lane == 0;
-    MPI_Request q[2], *t = malloc(2 * (size_t)h->l * sizeof *t);
+    int fan = way == ALL_LANES ? h->l : 1; /* rank messages each way per rank and step */
+    MPI_Request *q = malloc(2 * (size_t)h->l * sizeof *q),
+                *t = malloc(2 * (size_t)h->l * sizeof *t);
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     for (int s = 0; s < steps; s++) {
         int to = peer_node(h, s, 1) * h->l, from = peer_node(h, s, -1) * h->l;
-        q[0] = q[1] = MPI_REQUEST_NULL;
-        if (active)
-            MPI_Irecv(recv, (int)chunk, MPI_BYTE, from + h->lane, TAG_DATA, MPI_COMM_WORLD, &q[0]);
+        for (int k = 0; k < 2 * fan; k++)
+            q[k] = MPI_REQUEST_NULL;
+        for (int k = 0; active && k < fan; k++)
+            MPI_Irecv(recv + (size_t)k * chunk, (int)chunk, MPI_BYTE,
+                      from + (fan == 1 ? h->lane : k), TAG_DATA, MPI_COMM_WORLD, &q[k]);
         if (way == TOKEN && s > 0) { /* the destination node's ranks all finished step s - 1 */
             for (int k = 0; k < h->l; k++)
                 MPI_Irecv(NULL, 0, MPI_BYTE, to + k, TAG_TOKEN, MPI_COMM_WORLD, &t[k]);
             wait_all(h->l, t);
         }
-        if (active)
-            MPI_Isend(send, (int)chunk, MPI_BYTE, to + h->lane, TAG_DATA, MPI_COMM_WORLD, &q[1]);
-        wait_all(2, q);
+        for (int k = 0; active && k < fan; k++) /* lanes in turn, from the one after this */
+            MPI_Isend(send, (int)chunk, MPI_BYTE,
+                      to + (fan == 1 ? h->lane : (h->lane + 1 + k) % h->l), TAG_DATA,
+                      MPI_COMM_WORLD, &q[fan + k]);
+        wait_all(2 * fan, q);
         if (s + 1 == steps)
             break;
-        if (way == BARRIER || way == ONE_LANE) {
+        if (way == BARRIER || way == ONE_LANE || way == ALL_LANES) {
             MPI_Barrier(MPI_COMM_WORLD);
         } else if (way == TOKEN) { /* tell the node that sends here next step */
             int next = peer_node(h, s + 1, -1) * h->l;
@@ -103,6 +122,7 @@ static double run(const shape *h, int way, int steps, char *send, char *recv, si
         }
     }
     double dt = MPI_Wtime() - t0;
+    free(q);
     free(t);
     return dt;
 }
@@ -115,8 +135,10 @@ static void usage(FILE *f)
           "What one node step costs beyond its bytes: S node steps in which every node sends\n"
           "B bytes to one other node (B / L from each of its L ranks to the same lane there),\n"
           "run with a barrier between steps, with readiness tokens from the destination node,\n"
-          "with neither, and with a barrier but all B bytes sent by lane 0 to lane 0\n"
-          "(one-lane); the median over N runs of the time per step.\n"
+          "with neither, with a barrier but all B bytes sent by lane 0 to lane 0\n"
+          "(one-lane), and with a barrier but B / L^2 from each rank to every rank\n"
+          "there (all-lanes: L^2 flows per node pair, as node-direct's plans of dense\n"
+          "patterns have); the median over N runs of the time per step.\n"
           "\n"
           "  --bytes LIST  bytes per node and step, comma-separated, K/M/G suffixes\n"
           "                (default 1K,250K,2M)\n"
@@ -223,8 +245,10 @@ int main(int argc, char **argv)
     for (int k = 0; k < nsizes; k++)
         for (int way = 0; way < WAYS; way++) {
             for (int r = -2; r < reps; r++) {
-                uint64_t per_rank = way == ONE_LANE ? sizes[k] : sizes[k] / (uint64_t)h.l;
-                double dt = run(&h, way, steps, send, recv, (size_t)per_rank), slowest;
+                uint64_t chunk = way == ONE_LANE    ? sizes[k]
+                                 : way == ALL_LANES ? sizes[k] / (uint64_t)h.l / (uint64_t)h.l
+                                                    : sizes[k] / (uint64_t)h.l;
+                double dt = run(&h, way, steps, send, recv, (size_t)chunk), slowest;
                 MPI_Allreduce(&dt, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
                 if (r >= 0)
                     times[r] = slowest / steps;
