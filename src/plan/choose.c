@@ -62,17 +62,21 @@ static uint64_t best_score(const plan_choice *ch)
 
 /* The smallest, over the explored candidates measured at least twice in this round, of their
  * slowest call (UINT64_MAX if none): what a clear loser's fastest call is compared with, so
- * that one lucky call of a candidate fast only now and then drops nobody. */
-static uint64_t loss_bar(const plan_choice *ch)
+ * that one lucky call of a candidate fast only now and then drops nobody. *who is the
+ * candidate it comes from (-1 if none). */
+static uint64_t loss_bar(const plan_choice *ch, int *who)
 {
     uint64_t bar = UINT64_MAX;
+    *who = -1;
     for (int i = 0; i < ch->explore; i++) {
         const plan_samples *r = &ch->samples[i];
         uint64_t worst = 0;
         for (uint32_t k = 0; k < r->n; k++)
             worst = r->t[k] > worst ? r->t[k] : worst;
-        if (r->n >= 2 && worst < bar)
+        if (r->n >= 2 && worst < bar) {
             bar = worst;
+            *who = i;
+        }
     }
     return bar;
 }
@@ -81,6 +85,44 @@ static uint64_t loss_bar(const plan_choice *ch)
 static int beyond(uint64_t score, uint64_t best, uint32_t pct)
 {
     return (unsigned __int128)score * 100 > (unsigned __int128)best * pct;
+}
+
+/* Whether explored candidate who's calls of the round spread by more than PLAN_CHOICE_LOSS
+ * percent (its slowest against its fastest). */
+static int spread(const plan_choice *ch, int who)
+{
+    const plan_samples *r = &ch->samples[who];
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint32_t k = 0; k < r->n; k++) {
+        lo = r->t[k] < lo ? r->t[k] : lo;
+        hi = r->t[k] > hi ? r->t[k] : hi;
+    }
+    return r->n >= 2 && beyond(hi, lo, PLAN_CHOICE_LOSS);
+}
+
+/* Whether explored candidate i's first call of the first round cannot show it a clear loser
+ * against the loss bar set by candidate `who` (loss_bar): across a network
+ * (plan_choice_network) that call followed another candidate's (and inherited that one's connections), no other call of
+ * i is measured yet, and i's model (no faster than another variant of its family measured in
+ * the round: on 16 emulated hosts `direct` was modeled 1.3 x faster than MPI's algorithm on
+ * `uniform` and measured as fast, and its small-window variant then lost) beats who's by the
+ * loss margin, or by the forecast's safety
+ * margin (PLAN_FORECAST_SAFETY: what a model must claim for a pattern to be gathered) where
+ * who's own calls spread by more than the loss margin (a network whose calls vary that much
+ * cannot judge by one call). A plan modeled to tie is judged by one cold call. */
+static int cold_exempt(const plan_choice *ch, int i, int who)
+{
+    const plan_samples *r = &ch->samples[i];
+    if (!ch->network || ch->reopened || r->n > 1 || r->warm || !(r->cold & 1u) || who < 0 ||
+        who == i)
+        return 0;
+    uint64_t mine = ch->cand[i].model_ps, theirs = ch->cand[who].model_ps;
+    for (int k = 0; k < ch->explore; k++) /* a variant of a family measured: no faster */
+        if (k != i && ch->cand[k].algo == ch->cand[i].algo && ch->cand[k].runs &&
+            ch->cand[k].score_ps > mine)
+            mine = ch->cand[k].score_ps;
+    return beyond(theirs, mine, PLAN_CHOICE_LOSS) ||
+           (beyond(theirs, mine, 100u + PLAN_FORECAST_SAFETY) && spread(ch, who));
 }
 
 /* The explored candidate with the smallest score so far (0 if none measured). */
@@ -313,9 +355,25 @@ void plan_choice_start(plan_choice *ch, plan_algo algo, int variant)
     int i = find(ch, algo, variant);
     if (ch->settled || i < 0 || i >= ch->explore)
         return;
+    if (ch->last != i && ch->cand[i].started < 32)
+        ch->samples[i].cold |= 1u << ch->cand[i].started;
     ch->cand[i].started++;
     ch->last = i;
     advance(ch);
+}
+
+void plan_choice_network(plan_choice *ch)
+{
+    ch->network = 1;
+}
+
+int plan_choice_unjudged(const plan_choice *ch)
+{
+    int i = ch->next, who;
+    if (ch->settled || i != ch->last || i >= ch->explore || ch->cand[i].runs > 1)
+        return 0;
+    loss_bar(ch, &who);
+    return cold_exempt(ch, i, who);
 }
 
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps)
@@ -328,15 +386,19 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t me
     if (measured_ps < c->best_ps)
         c->best_ps = measured_ps;
     plan_samples *round = &ch->samples[i];
+    uint32_t call = c->runs - 1; /* measurements arrive in the order the calls started */
+    round->warm += call >= 32 || !(round->cold >> call & 1u);
     if (round->n < PLAN_CHOICE_SECOND) {
         round->t[round->n++] = measured_ps;
         uint32_t window = is_native(c) ? PLAN_CHOICE_SECOND : ch->trials;
         uint32_t from = round->n > window ? round->n - window : 0;
         c->score_ps = lower_median(round->t + from, round->n - from);
     }
-    uint64_t bar = loss_bar(ch);
+    int who;
+    uint64_t bar = loss_bar(ch, &who);
     for (int k = 0; !ch->reopened && bar != UINT64_MAX && k < ch->explore; k++)
-        if (ch->cand[k].best_ps != UINT64_MAX && beyond(ch->cand[k].best_ps, bar, PLAN_CHOICE_LOSS))
+        if (ch->cand[k].best_ps != UINT64_MAX && !cold_exempt(ch, k, who) &&
+            beyond(ch->cand[k].best_ps, bar, PLAN_CHOICE_LOSS))
             done(ch, k);
     advance(ch);
 }
@@ -405,7 +467,8 @@ int plan_choice_reopen(plan_choice *ch)
     if (close < 2)
         return 0;
     for (int i = 0; i < ch->explore; i++) {
-        ch->cand[i].runs = ch->cand[i].started = ch->samples[i].n = 0;
+        ch->cand[i].runs = ch->cand[i].started = 0;
+        ch->samples[i] = (plan_samples){0};
         ch->cand[i].score_ps = UINT64_MAX;
     }
     if (!ch->reopened && ch->trials <= (UINT32_MAX - 1) / 2)

@@ -56,6 +56,8 @@ typedef struct plan_candidate {
 /* A round's measured times of one explored candidate (the first PLAN_CHOICE_SECOND). */
 typedef struct plan_samples {
     uint32_t n;
+    uint32_t warm; /* measured calls that followed a call of the same candidate */
+    uint32_t cold; /* bit k: the candidate's call k of the round (by start) followed another's */
     uint64_t t[PLAN_CHOICE_SECOND];
 } plan_samples;
 
@@ -71,6 +73,8 @@ typedef struct plan_choice {
     int next;                              /* index of the candidate the next call runs */
     int last;                              /* index of the explored candidate started last in
                                               this round (-1: none): its block */
+    int network;                           /* calls cross a network that keeps state between
+                                              them (plan_choice_network) */
     int settled;                           /* exploration over: cand[next] is final */
     int reopened;                          /* plan_choice_reopen started a second round */
     uint32_t strikes;                      /* settled: of the last PLAN_CHOICE_WATCH calls,
@@ -96,6 +100,21 @@ int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct);
  * best model (plan_choice_opening), or what plan_choice_opened says. */
 void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
                       uint32_t trials);
+
+/* Marks the choice's calls as crossing a network between nodes, whose connections keep state
+ * from one call to the next (TCP's windows and losses): a candidate's first call after another
+ * candidate's calls is not its own time (on 8 emulated hosts x 4 ranks under TCP BBR, a plan's
+ * first call after MPI's algorithm took 0.7 - 5.3 s where its own calls take 0.34 - 0.52 s).
+ * A candidate modeled (no faster than another variant of its family measured in the round)
+ * faster by PLAN_CHOICE_LOSS percent than the one whose calls it is judged against (by
+ * PLAN_FORECAST_SAFETY percent where that one's calls spread by more than PLAN_CHOICE_LOSS
+ * percent) is then not judged a clear loser by one such call in the first round
+ * (plan_choice_record): its block goes on until a call that followed its own is measured
+ * (plan_choice_unjudged). One modeled to tie still is. Later rounds, which measure candidates
+ * that have a first round's scores, are as before (on 16 emulated hosts, where `direct` is
+ * modeled 1.3 x faster than MPI's algorithm on `uniform` and measures as fast, two cold calls
+ * in a recheck cost the row 1 - 2 %). */
+void plan_choice_network(plan_choice *ch);
 
 /* Notes that the pattern's first call (which gathered and planned, and is measured only
  * through plan_choice_first) ran candidate (algo, variant): if it is explored, the round's
@@ -161,6 +180,19 @@ plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *
  * Measurements may arrive later (plan_choice_record). Ignored once settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
+/* Whether the next call continues the block of a candidate that a loss cannot judge yet: the
+ * choice crosses a network (plan_choice_network) and is exploring its first round; the next
+ * call's candidate, started last, began its block right after another candidate's call, and
+ * of its calls only that first one (not at its own time) is measured, if any; and its model
+ * (no faster than another variant of its family measured in the round) beats by
+ * PLAN_CHOICE_LOSS percent (PLAN_FORECAST_SAFETY where that one's calls spread by more than
+ * PLAN_CHOICE_LOSS) the model of the candidate whose slowest call is the bar a clear loser is
+ * judged by (the smallest of those of the candidates measured at least twice). Such a call
+ * belongs to an exploration admitted at the block's start, which one cold call must not end,
+ * nor the wait of a call picked before its block's second call was measured (a call of MPI's
+ * algorithm in between would make the block's next call cold again). */
+int plan_choice_unjudged(const plan_choice *ch);
+
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
  * explored candidate or the choice is settled). Its score is the lower median of its last
  * `trials` calls in the round (of the first PLAN_CHOICE_SECOND; MPI's algorithm, which is not
@@ -170,7 +202,9 @@ void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
  * its warm calls. In the first round, a
  * measured candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest
  * call of a candidate measured at least twice (every call of which beats it clearly) is done
- * (not run again while exploring); the second round, whose medians must
+ * (not run again while exploring), unless across a network its one measured call followed
+ * another candidate's and its model beats that candidate's clearly (plan_choice_network); the
+ * second round, whose medians must
  * not be decided by one fast call, measures every candidate in it fully. Once every explored
  * candidate has `trials` measurements (or is done; MPI's its block's) and no block is under way, the choice
  * settles on the smallest score_ps (the lower index on ties). */

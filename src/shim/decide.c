@@ -273,7 +273,7 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     add_window_variant(s, fc, planning, agree, gather);
 }
 
-void shim_decide_choose(shim_slot *s, uint32_t drop)
+void shim_decide_choose(const shim_comm *rec, shim_slot *s, uint32_t drop)
 {
     plan_candidate c[PLAN_CHOICE_MAX];
     int n = 0, fixed = s->facts.request != SHIM_AUTO;
@@ -282,6 +282,8 @@ void shim_decide_choose(shim_slot *s, uint32_t drop)
             c[n++] = s->cand[i];
     plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin,
                      fixed ? 0 : s->trials);
+    if (rec->topo.nodes > 1)
+        plan_choice_network(&s->choice);
 }
 
 void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop,

@@ -259,8 +259,10 @@ static int run_unchecked(const shim_args *a, shim_comm *rec, shim_site *site, in
  * for the budget settled on node-direct at 1.14 x MPI's time) and exploring it neither fits
  * the budget nor pays for itself
  * (plan_budget_pays_back: estimated, as modeled or as measured in this round, clearly faster
- * than the best estimate), then the best (*waiting set, *wait what exploring it is predicted
- * to cost, its estimate and the best). Sets
+ * than the best estimate) and it is not the second call of a block whose first one cannot
+ * judge it (plan_choice_unjudged: across nodes, a call after another candidate's), then the
+ * best (*waiting set, *wait what exploring it is predicted to cost, its estimate and the
+ * best). Sets
  * *explored and the best estimate *best_ps. A function of agreed values only (the choice and
  * the budget), evaluated before and after the agreement alike. */
 static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explored, int *waiting,
@@ -275,7 +277,8 @@ static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explor
         (cur.algo == best->algo && cur.variant == best->variant))
         return cur;
     plan_wait w = plan_choice_explore_wait(ch, &cur);
-    *waiting = !plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget);
+    *waiting = !plan_choice_unjudged(ch) &&
+               !plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget);
     if (*waiting) {
         *wait = w;
         return *best;

@@ -225,7 +225,7 @@ static void propose(shim_call *c, miss_pattern *pat, miss_agreement *ag)
         shim_prog_release(copy.prog[k]);
     /* the likely run, prepared before agreeing (saves a round in the common case) */
     if (pat->src < 0)
-        shim_decide_choose(s, s->failed);
+        shim_decide_choose(rec, s, s->failed);
     plan_candidate first = first_run(rec, s, pat);
     pat->likely = first.algo;
     pat->likely_variant = first.variant;
@@ -289,7 +289,7 @@ static int settle(shim_call *c, shim_slot *s, const miss_pattern *pat, const mis
                      (unsigned long long)shim_g.cfg.max_staging);
     }
     if (drop != s->failed)
-        shim_decide_choose(s, drop);
+        shim_decide_choose(c->rec, s, drop);
     shim_decide_trim(c->rec, s, &pat->m, drop, pat->fc ? pat->fc->explore : PLAN_ALGO_NATIVE);
     return plan_fallbacks(c, s, pat);
 }

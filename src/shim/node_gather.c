@@ -196,7 +196,7 @@ shim_miss_result shim_node_miss(shim_call *c, int ok)
         shim_prog_release(s->prog[PLAN_ALGO_NODE_DIRECT]);
         s->prog[PLAN_ALGO_NODE_DIRECT] = NULL;
     }
-    shim_decide_choose(s, w[W_UNPLANNED] ? 1u << PLAN_ALGO_NODE_DIRECT : 0);
+    shim_decide_choose(rec, s, w[W_UNPLANNED] ? 1u << PLAN_ALGO_NODE_DIRECT : 0);
     /* MPI's algorithm modeled on the node matrix (no rank has the P x P matrix) */
     s->model_native_ps = plan_cost_native(&nm, shim_args_native_kind(c->a), &shim_g.cfg.cost);
     s->used = s->gen = rec->calls;

@@ -732,6 +732,144 @@ START_TEST(choice_block_goes_on_while_warming)
 }
 END_TEST
 
+/* A choice among MPI's algorithm, direct and two others modeled as `model` says, 3 trials,
+ * across nodes (plan_choice_network), whose pattern's first call ran MPI's algorithm. */
+static plan_choice across_nodes(const uint64_t *model)
+{
+    plan_choice ch = choice_of(model, 50, 3);
+    plan_choice_network(&ch);
+    plan_choice_opened(&ch, PLAN_ALGO_NATIVE, 0);
+    return ch;
+}
+
+/* Runs a choice between MPI's algorithm and direct with each call's measurement recorded at
+ * the next call before it starts, as the shim's agreement does (the shim picks again after
+ * recording), native's calls taking native_t[0 ..), direct's direct_t[0 ..), for `calls` calls
+ * or until it settles; returns direct's calls. */
+static int recorded_first(plan_choice *ch, const uint64_t *native_t, const uint64_t *direct_t,
+                          int calls)
+{
+    int ran[2] = {0, 0}, pending = -1;
+    uint64_t pending_t = 0;
+    for (int k = 0; k < calls && !ch->settled; k++) {
+        if (pending >= 0)
+            plan_choice_record(ch, (plan_algo)pending, 0, pending_t);
+        plan_algo a = plan_choice_next(ch);
+        plan_choice_start(ch, a, 0);
+        int d = a == PLAN_ALGO_DIRECT;
+        pending = (int)a;
+        pending_t = d ? direct_t[ran[1]] : native_t[ran[0]];
+        ran[d]++;
+    }
+    return ran[1];
+}
+
+/* Across nodes a plan's first call after MPI's calls inherits their connections' state (8
+ * emulated hosts x 4 ranks under TCP BBR: node-direct 5.3 s right after MPI's 1.4 - 1.6 s
+ * calls, then 0.34 - 0.52 s): a plan modeled to win clearly is judged by two calls, not
+ * dropped on one. On one node, modeled to tie, or by a call that followed one of its own, one
+ * call still judges it. */
+START_TEST(choice_network_judges_cold_blocks_by_two_calls)
+{
+    const uint64_t model[4] = {1600, 1200, 10000, 10000}; /* MPI's 1.33 x direct's */
+    const uint64_t native_t[16] = {1600, 1500, 1700, 1550, 1650, 1600, 1500, 1700,
+                                   1600, 1500, 1700, 1550, 1650, 1600, 1500, 1700};
+    const uint64_t cold_then_fast[16] = {5300, 400, 420, 410, 405, 400, 400, 400,
+                                         400,  400, 400, 400, 400, 400, 400, 400};
+    const uint64_t loser[16] = {5300, 5000, 5100, 5000, 5000, 5000, 5000, 5000,
+                                5000, 5000, 5000, 5000, 5000, 5000, 5000, 5000};
+    /* one node: dropped after its first call, MPI's algorithm kept */
+    plan_choice ch = choice_of(model, 50, 3);
+    plan_choice_opened(&ch, PLAN_ALGO_NATIVE, 0); /* the pattern's first call ran MPI's */
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(recorded_first(&ch, native_t, cold_then_fast, 40), 1);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    /* across nodes: its second call runs (and is not to wait for the budget), and it wins */
+    ch = across_nodes(model);
+    ck_assert_int_eq(plan_choice_unjudged(&ch), 0);
+    ck_assert_int_eq(recorded_first(&ch, native_t, cold_then_fast, 4), 1);
+    ck_assert_int_eq(plan_choice_unjudged(&ch), 1); /* before its measurement arrives too */
+    plan_choice_record(&ch, PLAN_ALGO_DIRECT, 0, cold_then_fast[0]);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    ck_assert_int_eq(plan_choice_unjudged(&ch), 1);
+    /* its second call started, not measured yet: the third, picked now, still runs it; once
+     * the second (after its own call) is measured, it is judged as usual */
+    plan_choice_start(&ch, PLAN_ALGO_DIRECT, 0);
+    ck_assert_int_eq(plan_choice_unjudged(&ch), 1);
+    plan_choice twin = ch;
+    twin.reopened = 1; /* a later round is judged as before */
+    ck_assert_int_eq(plan_choice_unjudged(&twin), 0);
+    plan_choice_record(&ch, PLAN_ALGO_DIRECT, 0, cold_then_fast[1]);
+    ck_assert_int_eq(plan_choice_unjudged(&ch), 0);
+    ck_assert_int_eq(plan_choice_best(&ch)->algo, PLAN_ALGO_DIRECT);
+    ch = across_nodes(model);
+    ck_assert_int_ge(recorded_first(&ch, native_t, cold_then_fast, 40), 3);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    /* a plan that loses on both calls is dropped after the second */
+    ch = across_nodes(model);
+    ck_assert_int_eq(recorded_first(&ch, native_t, loser, 40), 2);
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    /* modeled less than 25 % faster than MPI's algorithm: one cold call judges it */
+    const uint64_t tie[4] = {1600, 1290, 10000, 10000};
+    ch = across_nodes(tie);
+    ck_assert_int_eq(recorded_first(&ch, native_t, cold_then_fast, 40), 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    /* ... unless MPI's calls spread by more than 25 % (1000 - 2000, as under TCP BBR): then a
+     * plan modeled more than 10 % faster gets its second call; one modeled 5 % faster, or
+     * slower, does not */
+    const uint64_t spread_t[16] = {1000, 2000, 1500, 1000, 2000, 1500, 1000, 2000,
+                                   1000, 2000, 1500, 1000, 2000, 1500, 1000, 2000};
+    ch = across_nodes(tie);
+    ck_assert_int_ge(recorded_first(&ch, spread_t, cold_then_fast, 40), 3);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    const uint64_t near[4] = {1600, 1520, 10000, 10000};
+    ch = across_nodes(near);
+    ck_assert_int_eq(recorded_first(&ch, spread_t, cold_then_fast, 40), 1);
+    const uint64_t slower[4] = {1600, 1700, 10000, 10000};
+    ch = choice_of(slower, 50, 3);
+    plan_choice_network(&ch);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE); /* the best model opens */
+    ck_assert_int_eq(recorded_first(&ch, spread_t, cold_then_fast, 40), 1);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    /* a variant of a family measured in the round is modeled no faster than that family's
+     * score: direct measured as fast as MPI's algorithm, so its small-window variant (modeled
+     * 1.33 x faster, as direct was) is judged by its one cold call */
+    plan_candidate v[3] = {{.algo = PLAN_ALGO_NATIVE, .model_ps = 1600},
+                           {.algo = PLAN_ALGO_DIRECT, .model_ps = 1200},
+                           {.algo = PLAN_ALGO_DIRECT, .variant = 1, .model_ps = 1200}};
+    const uint64_t d0[4] = {1900, 1600, 1550, 1550};
+    plan_choice_init(&ch, v, 3, 50, 3);
+    plan_choice_network(&ch);
+    plan_choice_opened(&ch, PLAN_ALGO_NATIVE, 0);
+    int calls[3] = {0, 0, 0}, pending = -1; /* of v[0], v[1], v[2] */
+    for (int k = 0; k < 40 && !ch.settled; k++) {
+        if (pending >= 0)
+            plan_choice_record(&ch, v[pending].algo, v[pending].variant,
+                               pending == 0   ? native_t[calls[0] - 1]
+                               : pending == 1 ? d0[(calls[1] - 1) % 4]
+                                              : 2500);
+        const plan_candidate *c = plan_choice_current(&ch);
+        plan_choice_start(&ch, c->algo, c->variant);
+        pending = c->algo == PLAN_ALGO_NATIVE ? 0 : 1 + c->variant;
+        calls[pending]++;
+    }
+    ck_assert_int_eq(ch.settled, 1);
+    ck_assert_int_ge(calls[1], 3);
+    ck_assert_int_eq(calls[2], 1);
+    /* the pattern's first call ran direct: its measured calls follow its own, one judges */
+    ch = choice_of(model, 50, 3);
+    plan_choice_network(&ch);
+    plan_choice_opened(&ch, PLAN_ALGO_DIRECT, 0);
+    plan_choice_start(&ch, PLAN_ALGO_DIRECT, 0);
+    plan_choice_record(&ch, PLAN_ALGO_DIRECT, 0, 5300);
+    ck_assert_uint_eq(ch.samples[plan_choice_find(&ch, PLAN_ALGO_DIRECT, 0) - ch.cand].warm, 1);
+    ck_assert_int_eq(plan_choice_unjudged(&ch), 0);
+}
+END_TEST
+
 /* MPI's calls in two modes (8 emulated hosts x 4 ranks, a permutation, each call right after
  * another program's lossy call: MPI's 387 - 632 ms, node-direct's 492 - 522): three of MPI's
  * calls with two slow ones would hand the pattern to a plan that loses to MPI's fast mode;
@@ -855,6 +993,7 @@ int main(void)
     tcase_add_test(basic, choice_second_round_median);
     tcase_add_test(basic, choice_block_goes_on_while_warming);
     tcase_add_test(basic, choice_mpi_in_doubt_measured_longer);
+    tcase_add_test(basic, choice_network_judges_cold_blocks_by_two_calls);
     tcase_add_test(basic, half_duplex_plan_overlaps);
     tcase_add_test(basic, choice_edge_cases);
     tcase_add_test(basic, choice_explore_wait_against_incumbent);
