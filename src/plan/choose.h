@@ -102,18 +102,10 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
                       uint32_t trials);
 
 /* Marks the choice's calls as crossing a network between nodes, whose connections keep state
- * from one call to the next (TCP's windows and losses): a candidate's first call after another
- * candidate's calls is not its own time (on 8 emulated hosts x 4 ranks under TCP BBR, a plan's
- * first call after MPI's algorithm took 0.7 - 5.3 s where its own calls take 0.34 - 0.52 s).
- * A candidate modeled (no faster than another variant of its family measured in the round)
- * faster by PLAN_CHOICE_LOSS percent than the one whose calls it is judged against (by
- * PLAN_FORECAST_SAFETY percent where that one's calls spread by more than PLAN_CHOICE_LOSS
- * percent) is then not judged a clear loser by one such call in the first round
- * (plan_choice_record): its block goes on until a call that followed its own is measured
- * (plan_choice_unjudged). One modeled to tie still is. Later rounds, which measure candidates
- * that have a first round's scores, are as before (on 16 emulated hosts, where `direct` is
- * modeled 1.3 x faster than MPI's algorithm on `uniform` and measures as fast, two cold calls
- * in a recheck cost the row 1 - 2 %). */
+ * from one call to the next: a candidate's first call after another's is not its own time (8
+ * emulated hosts x 4 ranks, TCP BBR: 0.7 - 5.3 s against 0.34 - 0.52). In the first round
+ * such a call then does not judge a candidate modeled clearly faster (cold_exempt in
+ * choose.c; plan_choice_unjudged); later rounds are as before. */
 void plan_choice_network(plan_choice *ch);
 
 /* Notes that the pattern's first call (which gathered and planned, and is measured only
@@ -180,17 +172,12 @@ plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *
  * Measurements may arrive later (plan_choice_record). Ignored once settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
-/* Whether the next call continues the block of a candidate that a loss cannot judge yet: the
- * choice crosses a network (plan_choice_network) and is exploring its first round; the next
- * call's candidate, started last, began its block right after another candidate's call, and
- * of its calls only that first one (not at its own time) is measured, if any; and its model
- * (no faster than another variant of its family measured in the round) beats by
+/* Whether the next call continues, whatever the budget says, the first-round block of a
+ * candidate across a network (plan_choice_network) whose only measured call, if any, came
+ * right after another candidate's and whose model beats the loss bar's candidate's by
  * PLAN_CHOICE_LOSS percent (PLAN_FORECAST_SAFETY where that one's calls spread by more than
- * PLAN_CHOICE_LOSS) the model of the candidate whose slowest call is the bar a clear loser is
- * judged by (the smallest of those of the candidates measured at least twice). Such a call
- * belongs to an exploration admitted at the block's start, which one cold call must not end,
- * nor the wait of a call picked before its block's second call was measured (a call of MPI's
- * algorithm in between would make the block's next call cold again). */
+ * PLAN_CHOICE_LOSS), a variant no faster than its family's measured score. The same before
+ * and after that call's measurement arrives, so a pick made before the agreement stands. */
 int plan_choice_unjudged(const plan_choice *ch);
 
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
