@@ -45,6 +45,7 @@ typedef struct plan_candidate {
     plan_algo algo;
     int variant;       /* the caller's variant of the family (0: the usual one) */
     uint64_t model_ps; /* modeled time of one call */
+    int borrowed;      /* model_ps corrected by MPI's ratio (see plan_choice_estimate) */
     uint64_t best_ps;  /* fastest measured call of either round; UINT64_MAX before any */
     uint64_t score_ps; /* what the choice compares: the lower median of the calls measured so
                           far in the current round (a plan's last `trials` of them); UINT64_MAX
@@ -103,9 +104,9 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
 
 /* Marks the choice's calls as crossing a network between nodes, whose connections keep state
  * from one call to the next: a candidate's first call after another's is not its own time (8
- * emulated hosts x 4 ranks, TCP BBR: 0.7 - 5.3 s against 0.34 - 0.52). In the first round
- * such a call then does not judge a candidate modeled clearly faster (cold_exempt in
- * choose.c; plan_choice_unjudged); later rounds are as before. */
+ * emulated hosts x 4 ranks, TCP BBR: 0.7 - 5.3 s against 0.34 - 0.52). Such a call then does
+ * not judge a candidate modeled clearly faster (first round) or measured so before (later
+ * rounds) (cold_exempt in choose.c; plan_choice_unjudged). */
 void plan_choice_network(plan_choice *ch);
 
 /* Notes that the pattern's first call (which gathered and planned, and is measured only
@@ -129,9 +130,11 @@ const plan_candidate *plan_choice_current(const plan_choice *ch);
  * round, else its model. */
 const plan_candidate *plan_choice_best(const plan_choice *ch);
 
-/* What candidate c is expected to take per call: its round's score where measured, else its
- * model. */
-uint64_t plan_candidate_estimate(const plan_candidate *c);
+/* What candidate c of ch is expected to take per call: its round's score where measured, else
+ * its model; across a network (plan_choice_network) a borrowed model times MPI's score in the
+ * round over its model where that is below 1 (MPI's ratio came, under TCP BBR, from calls 2 x
+ * the round's: node-direct, modeled 0.75 x MPI's, waited for the budget). */
+uint64_t plan_choice_estimate(const plan_choice *ch, const plan_candidate *c);
 
 /* What running another candidate is charged against: the best estimate (plan_choice_best)
  * where it was measured, is MPI's algorithm or the choice is settled; else MPI's algorithm
@@ -143,7 +146,7 @@ const plan_candidate *plan_choice_incumbent(const plan_choice *ch);
 const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, int variant);
 
 /* Exploring candidate c instead of the incumbent (plan_choice_incumbent), for plan_wait_allows:
- * both estimates (plan_candidate_estimate) and the predicted cost (plan_budget_predicted: the
+ * both estimates (plan_choice_estimate) and the predicted cost (plan_budget_predicted: the
  * difference, at least a tenth of the incumbent's); no risk beyond it (the pattern's set-up is
  * paid). */
 plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *c);
@@ -172,12 +175,14 @@ plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *
  * Measurements may arrive later (plan_choice_record). Ignored once settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
-/* Whether the next call continues, whatever the budget says, the first-round block of a
- * candidate across a network (plan_choice_network) whose only measured call, if any, came
- * right after another candidate's and whose model beats the loss bar's candidate's by
- * PLAN_CHOICE_LOSS percent (PLAN_FORECAST_SAFETY where that one's calls spread by more than
- * PLAN_CHOICE_LOSS), a variant no faster than its family's measured score. The same before
- * and after that call's measurement arrives, so a pick made before the agreement stands. */
+/* Whether the next call continues, whatever the budget says, the block of a candidate across
+ * a network (plan_choice_network) whose only measured call of the round, if any, came right
+ * after another candidate's, when the loss bar's candidate cannot judge it by that call: in
+ * the first round its model beats that one's by PLAN_CHOICE_LOSS percent (PLAN_FORECAST_SAFETY
+ * where that one's calls spread by more than PLAN_CHOICE_LOSS; a variant no faster than its
+ * family's measured score), in a later round its fastest measured call beats that one's by
+ * PLAN_CHOICE_LOSS percent. The same before and after that call's measurement arrives, so a
+ * pick made before the agreement stands. */
 int plan_choice_unjudged(const plan_choice *ch);
 
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an

@@ -203,6 +203,12 @@ uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, ui
     return st == PLAN_LEARN_UNKNOWN ? plus_pct(t, PLAN_FORECAST_SAFETY) : t;
 }
 
+int plan_forecast_borrowed(const plan_forecast *f, plan_algo a, int variant)
+{
+    return f->state_plan[a] == PLAN_LEARN_UNKNOWN &&
+           (!variant || f->state_small[a] == PLAN_LEARN_UNKNOWN);
+}
+
 /* Family a's time per call before gathering (see plan_forecast.est_ps). */
 static uint64_t family_estimate(const plan_forecast_in *in, plan_forecast *f, plan_algo a)
 {

@@ -190,6 +190,10 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f);
 uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, uint64_t model_ps,
                             uint64_t planning_ps, uint64_t agree_ps, uint64_t gather_ps);
 
+/* Whether plan_forecast_plan corrects family a's variant by a ratio not its own (not measured
+ * at this size: the largest of MPI's algorithm's and the measured families'). */
+int plan_forecast_borrowed(const plan_forecast *f, plan_algo a, int variant);
+
 /* What exploring family a, estimated at est_ps, costs beyond the best estimate best_ps as a
  * forecast f of in predicts it: plan_budget_predicted; plus the agreements (as corrected in f)
  * of the 2 in->trials calls that measure it against MPI's algorithm, which calls left

@@ -128,11 +128,12 @@ static void log_decision(const shim_comm *rec, const shim_slot *s, const plan_ma
 }
 
 /* Records candidate algo (its variant) with modeled time t in s (its plan, if any, is in
- * s->prog). */
-static void add_candidate(shim_slot *s, plan_algo algo, int variant, uint64_t t)
+ * s->prog), corrected by a ratio not its own if borrowed. */
+static void add_candidate(shim_slot *s, plan_algo algo, int variant, uint64_t t, int borrowed)
 {
     if (s->ncand < PLAN_CHOICE_MAX)
-        s->cand[s->ncand++] = (plan_candidate){.algo = algo, .variant = variant, .model_ps = t};
+        s->cand[s->ncand++] =
+            (plan_candidate){.algo = algo, .variant = variant, .model_ps = t, .borrowed = borrowed};
 }
 
 /* Plans family algo into s; on failure marks it failed (s->failed). Returns 0 or -1. */
@@ -155,12 +156,12 @@ static void decide_fixed(shim_comm *rec, shim_slot *s, plan_algo fixed, const pl
                          const plan_options *o)
 {
     if (fixed != PLAN_ALGO_NATIVE && plan_into(rec, s, fixed, m, o) == 0)
-        add_candidate(s, fixed, 0, 0);
+        add_candidate(s, fixed, 0, 0, 0);
     if (fixed == PLAN_ALGO_TRANSPOSE || fixed == PLAN_ALGO_FORWARD)
-        add_candidate(s, PLAN_ALGO_DIRECT, 0, 1);
+        add_candidate(s, PLAN_ALGO_DIRECT, 0, 1, 0);
     if (plan_algo_is_node(fixed) && fixed != PLAN_ALGO_NODE_DIRECT)
-        add_candidate(s, PLAN_ALGO_NODE_DIRECT, 0, 1);
-    add_candidate(s, PLAN_ALGO_NATIVE, 0, 2);
+        add_candidate(s, PLAN_ALGO_NODE_DIRECT, 0, 1, 0);
+    add_candidate(s, PLAN_ALGO_NATIVE, 0, 2, 0);
 }
 
 /* Whether a candidate already in s has a plan of pg's shape: the same steps, segments and
@@ -218,8 +219,8 @@ static void add_window_variant(shim_slot *s, const plan_forecast *fc, const uint
         pg->steps)
         return; /* small transfers, no rank has more operations than the small window, or a
                    node plan whose node steps in flight bound it instead of the window */
-    add_candidate(s, a, 1,
-                  plan_forecast_plan(fc, a, 1, pg->model_ps, planning[a], agree, gather));
+    add_candidate(s, a, 1, plan_forecast_plan(fc, a, 1, pg->model_ps, planning[a], agree, gather),
+                  plan_forecast_borrowed(fc, a, 1));
 }
 
 void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_options *o,
@@ -247,7 +248,7 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     /* the gathered pattern's model of MPI's algorithm (two-level with several ranks per node)
      * by its own correction (fc->native_ps: the summary's model, by the forecast's) */
     add_candidate(s, PLAN_ALGO_NATIVE, 0,
-                  plan_learn_apply(s->model_native_ps, fc->ratio_native_gathered));
+                  plan_learn_apply(s->model_native_ps, fc->ratio_native_gathered), 0);
     for (int f = 0; f < NAUTO; f++) {
         plan_algo a = auto_families[f];
         int wo_k;
@@ -267,8 +268,9 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
             s->prog[a] = NULL;
             continue;
         }
-        add_candidate(s, a, 0, plan_forecast_plan(fc, a, 0, pg->model_ps, planning[a], agree,
-                                                  gather));
+        add_candidate(s, a, 0,
+                      plan_forecast_plan(fc, a, 0, pg->model_ps, planning[a], agree, gather),
+                      plan_forecast_borrowed(fc, a, 0));
     }
     add_window_variant(s, fc, planning, agree, gather);
 }

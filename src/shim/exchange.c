@@ -272,7 +272,7 @@ static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explor
     plan_candidate cur = *plan_choice_current(ch);
     const plan_candidate *best = plan_choice_incumbent(ch);
     *explored = *waiting = 0;
-    *best_ps = plan_candidate_estimate(best);
+    *best_ps = plan_choice_estimate(ch, best);
     if (ch->settled || cur.algo == PLAN_ALGO_NATIVE ||
         (cur.algo == best->algo && cur.variant == best->variant))
         return cur;

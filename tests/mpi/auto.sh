@@ -59,15 +59,25 @@ esac
 # it was new (its first calls can run cold), and only once more, unless the first round found
 # no candidate close to the best; a settled choice whose calls contradict it (the machine slowed
 # the chosen plan down: it happened here, 0.6 ms in its round and 4.7 ms in 2 of its next 4
-# calls) is measured again too, at most PLAN_CHOICE_RECHECKS (2) times; every round settles
-again=$(grep -cE '^hrelay: measuring again on 2 ranks, (6[4-9]|[7-9][0-9]) calls after the pattern was new' \
-    "$HR_TMP/err")
-rechecked=$(grep -cE '^hrelay: measuring again on 2 ranks: .* slower than when it was chosen$' \
-    "$HR_TMP/err")
-measured=$(grep -c '^hrelay: measured on 2 ranks: ' "$HR_TMP/err")
-[ "$again" -le 1 ] && [ "$rechecked" -le 2 ] && [ "$measured" = $((again + rechecked + 1)) ] ||
-    hr_fail "expected at most 1 second round, 2 rechecks and a settled measurement after" \
-        "each round: $(cat "$HR_TMP/err")"
+# calls) is measured again too, at most PLAN_CHOICE_RECHECKS (2) times. The first round settles,
+# and every round settles before the next one starts; the last round may still be open when the
+# program ends: under load, a round that started 74 calls before the end waited for the
+# exploration budget until then (1 run in 30 with two busy loops on this 2-core machine, with
+# the libraries of stop 45 and of 74ffb20 alike; CI failed on it once)
+rounds=$(awk '
+    /^hrelay: measuring again on 2 ranks, [0-9]+ calls after the pattern was new$/ {
+        again++; if (open || $7 + 0 < 64) bad = 1; open = 1; next }
+    /^hrelay: measuring again on 2 ranks: .* slower than when it was chosen$/ {
+        rechecked++; if (open) bad = 1; open = 1; next }
+    /^hrelay: measuring again on 2 ranks/ { bad = 1; next }
+    /^hrelay: measured on 2 ranks: / { measured++; if (!open && measured > 1) bad = 1; open = 0 }
+    END { print again + 0, rechecked + 0, measured + 0, bad + 0 }' "$HR_TMP/err")
+# shellcheck disable=SC2086 # four numbers
+set -- $rounds
+[ "$1" -le 1 ] && [ "$2" -le 2 ] && [ "$3" -ge 1 ] && [ "$4" = 0 ] ||
+    hr_fail "expected at most 1 second round and 2 rechecks, the first round settled and" \
+        "every round settled before the next (second rounds, rechecks, settled rounds," \
+        "out of order: $rounds): $(cat "$HR_TMP/err")"
 
 # tiny exchanges never explore plans (the raw model of plans-win.cfg says plans win on 8 bytes
 # per pair): MPI's algorithm is measured and then decided on before gathering, without a
