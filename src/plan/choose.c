@@ -60,20 +60,28 @@ static uint64_t best_score(const plan_choice *ch)
     return best;
 }
 
+/* The fastest (*lo) and slowest (*hi) of the calls in r (UINT64_MAX and 0 if none). */
+static void extremes(const plan_samples *r, uint64_t *lo, uint64_t *hi)
+{
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (uint32_t k = 0; k < r->n; k++) {
+        *lo = r->t[k] < *lo ? r->t[k] : *lo;
+        *hi = r->t[k] > *hi ? r->t[k] : *hi;
+    }
+}
+
 /* The smallest, over the explored candidates measured at least twice in this round, of their
  * slowest call (UINT64_MAX if none): what a clear loser's fastest call is compared with, so
  * that one lucky call of a candidate fast only now and then drops nobody. *who is the
  * candidate it comes from (-1 if none). */
 static uint64_t loss_bar(const plan_choice *ch, int *who)
 {
-    uint64_t bar = UINT64_MAX;
+    uint64_t bar = UINT64_MAX, lo, worst;
     *who = -1;
     for (int i = 0; i < ch->explore; i++) {
-        const plan_samples *r = &ch->samples[i];
-        uint64_t worst = 0;
-        for (uint32_t k = 0; k < r->n; k++)
-            worst = r->t[k] > worst ? r->t[k] : worst;
-        if (r->n >= 2 && worst < bar) {
+        extremes(&ch->samples[i], &lo, &worst);
+        if (ch->samples[i].n >= 2 && worst < bar) {
             bar = worst;
             *who = i;
         }
@@ -91,22 +99,29 @@ static int beyond(uint64_t score, uint64_t best, uint32_t pct)
  * percent (its slowest against its fastest). */
 static int spread(const plan_choice *ch, int who)
 {
-    const plan_samples *r = &ch->samples[who];
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (uint32_t k = 0; k < r->n; k++) {
-        lo = r->t[k] < lo ? r->t[k] : lo;
-        hi = r->t[k] > hi ? r->t[k] : hi;
-    }
-    return r->n >= 2 && beyond(hi, lo, PLAN_CHOICE_LOSS);
+    uint64_t lo, hi;
+    extremes(&ch->samples[who], &lo, &hi);
+    return ch->samples[who].n >= 2 && beyond(hi, lo, PLAN_CHOICE_LOSS);
 }
 
-/* Whether explored candidate i's first call of the round cannot show it a clear loser against
- * the loss bar set by candidate `who` (loss_bar): across a network (plan_choice_network) that
- * call followed another candidate's (and inherited that one's connections) and no other call
- * of i is measured yet in the round; and
- * - in the first round, i's model (no faster than another variant of its family measured in
- *   the round: on 16 emulated hosts `direct` was modeled 1.3 x faster than MPI's algorithm on
- *   `uniform` and measured as fast, and its small-window variant then lost) beats who's by the
+/* model, for explored candidate i, raised to the score of any other variant of its family
+ * measured in the round: a variant is no faster than its family as measured (on 16 emulated
+ * hosts `direct` was modeled 1.3 x faster than MPI's algorithm on `uniform` and measured as
+ * fast, and its small-window variant then lost). */
+static uint64_t family_model(const plan_choice *ch, int i, uint64_t model)
+{
+    for (int k = 0; k < ch->explore; k++)
+        if (k != i && ch->cand[k].algo == ch->cand[i].algo && ch->cand[k].runs &&
+            ch->cand[k].score_ps > model)
+            model = ch->cand[k].score_ps;
+    return model;
+}
+
+/* Whether explored candidate i's calls of the round cannot show it a clear loser against the
+ * loss bar set by candidate `who` (loss_bar): across a network (plan_choice_network) each of
+ * its measured calls (none yet, or a pattern's first call and one after MPI's block) followed
+ * another candidate's (and inherited that one's connections, or a gather); and
+ * - in the first round, i's model (family_model) beats who's by the
  *   loss margin, or by the forecast's safety margin (PLAN_FORECAST_SAFETY: what a model must
  *   claim for a pattern to be gathered) where who's own calls spread by more than the loss
  *   margin (a network whose calls vary that much cannot judge by one call);
@@ -118,16 +133,12 @@ static int spread(const plan_choice *ch, int who)
 static int cold_exempt(const plan_choice *ch, int i, int who)
 {
     const plan_samples *r = &ch->samples[i];
-    if (!ch->network || r->n > 1 || r->warm || !(r->cold & 1u) || who < 0 || who == i)
+    if (!ch->network || r->warm || !(r->cold & 1u) || who < 0 || who == i)
         return 0;
     if (ch->reopened)
         return ch->cand[i].best_ps != UINT64_MAX &&
                beyond(ch->cand[who].best_ps, ch->cand[i].best_ps, PLAN_CHOICE_LOSS);
-    uint64_t mine = ch->cand[i].model_ps, theirs = ch->cand[who].model_ps;
-    for (int k = 0; k < ch->explore; k++) /* a variant of a family measured: no faster */
-        if (k != i && ch->cand[k].algo == ch->cand[i].algo && ch->cand[k].runs &&
-            ch->cand[k].score_ps > mine)
-            mine = ch->cand[k].score_ps;
+    uint64_t mine = family_model(ch, i, ch->cand[i].model_ps), theirs = ch->cand[who].model_ps;
     return beyond(theirs, mine, PLAN_CHOICE_LOSS) ||
            (beyond(theirs, mine, 100u + PLAN_FORECAST_SAFETY) && spread(ch, who));
 }
@@ -316,13 +327,17 @@ const plan_candidate *plan_choice_current(const plan_choice *ch)
 
 uint64_t plan_choice_estimate(const plan_choice *ch, const plan_candidate *c)
 {
-    if (c->runs)
-        return c->score_ps;
-    int k = find(ch, PLAN_ALGO_NATIVE, 0);
-    if (!ch->network || !c->borrowed || k < 0 || k >= ch->explore || !ch->cand[k].runs ||
-        ch->cand[k].score_ps >= ch->cand[k].model_ps) /* only ever lowered */
-        return c->model_ps;
-    return (uint64_t)((unsigned __int128)c->model_ps * ch->cand[k].score_ps / ch->cand[k].model_ps);
+    int k = find(ch, PLAN_ALGO_NATIVE, 0), i = find(ch, c->algo, c->variant);
+    int mpi = ch->network && k >= 0 && k < ch->explore && ch->cand[k].runs; /* in the round */
+    uint64_t model = c->model_ps;
+    if (mpi && c->borrowed && ch->cand[k].score_ps < ch->cand[k].model_ps) /* only lowered */
+        model = (uint64_t)((unsigned __int128)model * ch->cand[k].score_ps / ch->cand[k].model_ps);
+    if (!c->runs)
+        return model;
+    if (mpi && !is_native(c) && i >= 0 && i < ch->explore && !ch->samples[i].warm &&
+        (model = family_model(ch, i, model)) < c->score_ps) /* all cold: an upper bound */
+        return model;
+    return c->score_ps;
 }
 
 const plan_candidate *plan_choice_best(const plan_choice *ch)
@@ -383,7 +398,7 @@ void plan_choice_network(plan_choice *ch)
 int plan_choice_unjudged(const plan_choice *ch)
 {
     int i = ch->next, who;
-    if (ch->settled || i != ch->last || i >= ch->explore || ch->cand[i].runs > 1)
+    if (ch->settled || i != ch->last || i >= ch->explore)
         return 0;
     loss_bar(ch, &who);
     return cold_exempt(ch, i, who);
@@ -434,6 +449,8 @@ int plan_choice_first(plan_choice *ch, plan_algo algo, int variant, uint64_t who
     int i = find(ch, algo, variant);
     if (ch->settled || i < 0 || i >= ch->explore || whole_ps >= bar_ps)
         return 0;
+    if (ch->network && ch->cand[i].started < 32) /* it followed another pattern's calls */
+        ch->samples[i].cold |= 1u << ch->cand[i].started;
     plan_choice_start(ch, algo, variant);
     plan_choice_record(ch, algo, variant, whole_ps);
     return 1;

@@ -126,14 +126,15 @@ plan_algo plan_choice_next(const plan_choice *ch);
 /* The candidate (family and variant) the next call should run. */
 const plan_candidate *plan_choice_current(const plan_choice *ch);
 
-/* The explored candidate with the best estimate now: its score where measured in the current
- * round, else its model. */
+/* The explored candidate with the best estimate now (plan_choice_estimate). */
 const plan_candidate *plan_choice_best(const plan_choice *ch);
 
 /* What candidate c of ch is expected to take per call: its round's score where measured, else
- * its model; across a network (plan_choice_network) a borrowed model times MPI's score in the
- * round over its model where that is below 1 (MPI's ratio came, under TCP BBR, from calls 2 x
- * the round's: node-direct, modeled 0.75 x MPI's, waited for the budget). */
+ * its model. Across a network (plan_choice_network), once MPI's calls of the round are
+ * measured, a borrowed model is scaled by MPI's score over its model where below 1 (MPI's
+ * ratio came, under TCP BBR, from calls 2 x the round's: node-direct, modeled 0.75 x MPI's,
+ * waited for the budget), and a plan whose measured calls all followed another candidate's (or
+ * a gather) is at most that model. */
 uint64_t plan_choice_estimate(const plan_choice *ch, const plan_candidate *c);
 
 /* What running another candidate is charged against: the best estimate (plan_choice_best)
@@ -176,7 +177,7 @@ plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
 /* Whether the next call continues, whatever the budget says, the block of a candidate across
- * a network (plan_choice_network) whose only measured call of the round, if any, came right
+ * a network (plan_choice_network) whose measured calls of the round, if any, all came right
  * after another candidate's, when the loss bar's candidate cannot judge it by that call: in
  * the first round its model beats that one's by PLAN_CHOICE_LOSS percent (PLAN_FORECAST_SAFETY
  * where that one's calls spread by more than PLAN_CHOICE_LOSS; a variant no faster than its
@@ -188,13 +189,12 @@ int plan_choice_unjudged(const plan_choice *ch);
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
  * explored candidate or the choice is settled). Its score is the lower median of its last
  * `trials` calls in the round (of the first PLAN_CHOICE_SECOND; MPI's algorithm, which is not
- * warming up, of all of them): a candidate fast only now and
- * then (a congested network where calls lose packets and wait for TCP's retransmissions) must
- * not win by one lucky call, and a plan whose block went on while it warmed up is scored by
- * its warm calls. In the first round, a
+ * warming up, of all of them): a candidate fast only now and then (a congested network where
+ * calls lose packets and wait for TCP's retransmissions) must not win by one lucky call, and a
+ * plan whose block went on while it warmed up is scored by its warm calls. In the first round, a
  * measured candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest
  * call of a candidate measured at least twice (every call of which beats it clearly) is done
- * (not run again while exploring), unless across a network its one measured call followed
+ * (not run again while exploring), unless across a network its measured calls all followed
  * another candidate's and its model beats that candidate's clearly (plan_choice_network); the
  * second round, whose medians must
  * not be decided by one fast call, measures every candidate in it fully. Once every explored
@@ -210,9 +210,9 @@ uint64_t plan_choice_first_bar(const plan_choice *ch, plan_algo algo, int varian
 /* A new pattern's first call ran candidate (algo, variant) in whole_ps, its gather and planning
  * included: an upper bound of what the candidate takes once warm. If that is below bar_ps
  * (plan_choice_first_bar, or lower) the call counts as a started and measured call of the
- * candidate (plan_choice_start, plan_choice_record): a plan that wins even with its set-up is
- * not made to wait for the exploration budget behind a candidate modeled close to it.
- * Otherwise, or once settled, nothing changes. Returns 1 if it counted. */
+ * candidate (plan_choice_start, plan_choice_record; across a network a cold one): a plan that
+ * wins even with its set-up is not made to wait for the exploration budget behind a candidate
+ * modeled close to it. Otherwise, or once settled, nothing changes. Returns 1 if it counted. */
 int plan_choice_first(plan_choice *ch, plan_algo algo, int variant, uint64_t whole_ps,
                       uint64_t bar_ps);
 

@@ -972,6 +972,90 @@ START_TEST(choice_network_borrowed_model_follows_mpi)
 }
 END_TEST
 
+/* A pattern's first call across nodes follows another pattern's calls and its own gather: a
+ * cold call (8 emulated hosts x 4 ranks, TCP BBR, hot receivers: node-direct's first call
+ * 1.77 s, counted as measured; the next call, picked before that measurement arrived, ran MPI's
+ * block of 1.06 - 2.02 s; node-direct, estimated at 1.77 s, then waited for the budget for the
+ * rest of the run, where its calls take 0.47 s). A plan whose measured calls are all cold is
+ * estimated at most at its (borrowed, lowered) model, until a call after its own is measured.
+ * On one node the first call stays a measurement like any other. */
+START_TEST(choice_network_first_call_is_cold)
+{
+    plan_candidate c[2] = {{.algo = PLAN_ALGO_NATIVE, .model_ps = 5650},
+                           {.algo = PLAN_ALGO_NODE_DIRECT, .model_ps = 4820, .borrowed = 1}};
+    const uint64_t native_t[3] = {1060, 2020, 1420};
+    for (int network = 0; network < 2; network++) {
+        plan_choice ch;
+        plan_choice_init(&ch, c, 2, 50, 3);
+        if (network)
+            plan_choice_network(&ch);
+        plan_choice_opened(&ch, PLAN_ALGO_NODE_DIRECT, 0);
+        ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_NODE_DIRECT, 0, 1770, 4650), 1);
+        const plan_candidate *nd = plan_choice_find(&ch, PLAN_ALGO_NODE_DIRECT, 0);
+        ck_assert_uint_eq(plan_choice_estimate(&ch, nd), 1770); /* below its model */
+        for (int k = 0; k < 3; k++) {
+            plan_choice_start(&ch, PLAN_ALGO_NATIVE, 0);
+            plan_choice_record(&ch, PLAN_ALGO_NATIVE, 0, native_t[k]);
+        }
+        ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NODE_DIRECT);
+        if (!network) { /* judged by its first call: MPI's algorithm is the best estimate */
+            ck_assert_uint_eq(plan_choice_estimate(&ch, nd), 1770);
+            ck_assert_int_eq(plan_choice_incumbent(&ch)->algo, PLAN_ALGO_NATIVE);
+            continue;
+        }
+        ck_assert_uint_eq(plan_choice_estimate(&ch, nd), 4820u * 1420u / 5650u);
+        ck_assert_int_eq(plan_choice_incumbent(&ch)->algo, PLAN_ALGO_NODE_DIRECT);
+        /* its next call follows MPI's: cold again, slow; it neither drops it nor ends its block */
+        plan_choice_start(&ch, PLAN_ALGO_NODE_DIRECT, 0);
+        plan_choice_record(&ch, PLAN_ALGO_NODE_DIRECT, 0, 4430);
+        ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NODE_DIRECT);
+        ck_assert_int_eq(plan_choice_unjudged(&ch), 1);
+        ck_assert_uint_eq(plan_choice_estimate(&ch, nd), 4820u * 1420u / 5650u);
+        /* a call after its own: measured as it is, and it wins */
+        plan_choice_start(&ch, PLAN_ALGO_NODE_DIRECT, 0);
+        plan_choice_record(&ch, PLAN_ALGO_NODE_DIRECT, 0, 470);
+        ck_assert_int_eq(plan_choice_unjudged(&ch), 0);
+        ck_assert_uint_eq(plan_choice_estimate(&ch, nd), nd->score_ps);
+        for (int k = 0; k < 4 && !ch.settled; k++)
+            run_next(&ch, plan_choice_next(&ch) == PLAN_ALGO_NATIVE ? 1420 : 470);
+        ck_assert_int_eq(ch.settled, 1);
+        ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NODE_DIRECT);
+    }
+    /* before MPI's calls of the round are measured, the cold call stands (16 emulated hosts,
+     * `uniform`: `direct`, modeled 1.3 x faster than MPI's algorithm and measured as fast, ran
+     * on its model's word for two more calls of each pattern) */
+    const plan_candidate d[2] = {{.algo = PLAN_ALGO_NATIVE, .model_ps = 1000},
+                                 {.algo = PLAN_ALGO_DIRECT, .model_ps = 700}};
+    plan_choice ch;
+    plan_choice_init(&ch, d, 2, 50, 3);
+    plan_choice_network(&ch);
+    plan_choice_opened(&ch, PLAN_ALGO_DIRECT, 0);
+    ck_assert_int_eq(plan_choice_first(&ch, PLAN_ALGO_DIRECT, 0, 900, 1000), 1);
+    ck_assert_uint_eq(plan_choice_estimate(&ch, plan_choice_find(&ch, PLAN_ALGO_DIRECT, 0)), 900);
+    /* a variant whose one call was cold is no faster than its family measured (16 emulated
+     * hosts, `uniform`: direct's small-window variant, modeled like direct, ran a second cold
+     * call on its model's word where direct measured as fast as MPI's algorithm) */
+    const plan_candidate v[3] = {{.algo = PLAN_ALGO_NATIVE, .model_ps = 1000},
+                                 {.algo = PLAN_ALGO_DIRECT, .model_ps = 700},
+                                 {.algo = PLAN_ALGO_DIRECT, .variant = 1, .model_ps = 700}};
+    plan_choice_init(&ch, v, 3, 50, 3);
+    plan_choice_network(&ch);
+    plan_choice_opened(&ch, PLAN_ALGO_DIRECT, 0);
+    for (int k = 0; k < 3; k++) { /* direct's block, then MPI's */
+        plan_choice_start(&ch, PLAN_ALGO_DIRECT, 0);
+        plan_choice_record(&ch, PLAN_ALGO_DIRECT, 0, 1010);
+    }
+    for (int k = 0; k < 3; k++) {
+        plan_choice_start(&ch, PLAN_ALGO_NATIVE, 0);
+        plan_choice_record(&ch, PLAN_ALGO_NATIVE, 0, 1000);
+    }
+    plan_choice_start(&ch, PLAN_ALGO_DIRECT, 1);
+    plan_choice_record(&ch, PLAN_ALGO_DIRECT, 1, 1600);
+    ck_assert_uint_eq(plan_choice_estimate(&ch, plan_choice_find(&ch, PLAN_ALGO_DIRECT, 1)), 1010);
+    ck_assert_int_eq(plan_choice_incumbent(&ch)->algo, PLAN_ALGO_NATIVE);
+}
+END_TEST
+
 /* MPI's calls in two modes (8 emulated hosts x 4 ranks, a permutation, each call right after
  * another program's lossy call: MPI's 387 - 632 ms, node-direct's 492 - 522): three of MPI's
  * calls with two slow ones would hand the pattern to a plan that loses to MPI's fast mode;
@@ -1098,6 +1182,7 @@ int main(void)
     tcase_add_test(basic, choice_network_judges_cold_blocks_by_two_calls);
     tcase_add_test(basic, choice_network_later_round_judges_cold_by_fastest);
     tcase_add_test(basic, choice_network_borrowed_model_follows_mpi);
+    tcase_add_test(basic, choice_network_first_call_is_cold);
     tcase_add_test(basic, half_duplex_plan_overlaps);
     tcase_add_test(basic, choice_edge_cases);
     tcase_add_test(basic, choice_explore_wait_against_incumbent);
