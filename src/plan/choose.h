@@ -191,15 +191,15 @@ int plan_choice_unjudged(const plan_choice *ch);
  * `trials` calls in the round (of the first PLAN_CHOICE_SECOND; MPI's algorithm, which is not
  * warming up, of all of them): a candidate fast only now and then (a congested network where
  * calls lose packets and wait for TCP's retransmissions) must not win by one lucky call, and a
- * plan whose block went on while it warmed up is scored by its warm calls. In the first round, a
- * measured candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest
- * call of a candidate measured at least twice (every call of which beats it clearly) is done
- * (not run again while exploring), unless across a network its measured calls all followed
+ * plan whose block went on while it warmed up is scored by its warm calls; across a network a
+ * plan's call that followed another candidate's counts as no slower than its slowest warm call
+ * of the round, if any. In the first round, a measured candidate whose fastest call is more
+ * than PLAN_CHOICE_LOSS percent of the slowest call of a candidate measured at least twice is
+ * done (not run again while exploring), unless across a network its measured calls all followed
  * another candidate's and its model beats that candidate's clearly (plan_choice_network); the
- * second round, whose medians must
- * not be decided by one fast call, measures every candidate in it fully. Once every explored
- * candidate has `trials` measurements (or is done; MPI's its block's) and no block is under way, the choice
- * settles on the smallest score_ps (the lower index on ties). */
+ * second round measures every candidate in it fully. Once every explored candidate has `trials`
+ * measurements (or is done; MPI's its block's) and no block is under way, the choice settles
+ * on the smallest score_ps (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
 /* What a new pattern's first call must take less than to count as a measurement of the
