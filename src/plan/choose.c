@@ -60,6 +60,12 @@ static uint64_t best_score(const plan_choice *ch)
     return best;
 }
 
+/* Whether r's call k of the round (by start) followed another candidate's (a cold call). */
+static int cold_call(const plan_samples *r, uint32_t k)
+{
+    return k < 32 && (r->cold >> k & 1u);
+}
+
 /* The fastest (*lo) and slowest (*hi) of the calls in r (UINT64_MAX and 0 if none). */
 static void extremes(const plan_samples *r, uint64_t *lo, uint64_t *hi)
 {
@@ -133,7 +139,7 @@ static uint64_t family_model(const plan_choice *ch, int i, uint64_t model)
 static int cold_exempt(const plan_choice *ch, int i, int who)
 {
     const plan_samples *r = &ch->samples[i];
-    if (!ch->network || r->warm || !(r->cold & 1u) || who < 0 || who == i)
+    if (!ch->network || r->warm || !cold_call(r, 0) || who < 0 || who == i)
         return 0;
     if (ch->reopened)
         return ch->cand[i].best_ps != UINT64_MAX &&
@@ -176,10 +182,10 @@ static uint64_t round_score(const plan_choice *ch, int i, uint32_t from)
     const plan_samples *r = &ch->samples[i];
     uint64_t v[PLAN_CHOICE_SECOND], cap = 0;
     for (uint32_t k = 0; ch->network && !is_native(&ch->cand[i]) && k < r->n; k++)
-        if (!(r->cold >> k & 1u) && r->t[k] > cap) /* k < PLAN_CHOICE_SECOND: call k */
+        if (!cold_call(r, k) && r->t[k] > cap) /* k < PLAN_CHOICE_SECOND: call k */
             cap = r->t[k];
     for (uint32_t k = from; k < r->n; k++)
-        v[k - from] = cap && r->cold >> k & 1u && r->t[k] > cap ? cap : r->t[k];
+        v[k - from] = cap && cold_call(r, k) && r->t[k] > cap ? cap : r->t[k];
     return lower_median(v, r->n - from);
 }
 
@@ -395,13 +401,21 @@ plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *
     return (plan_wait){.pred_ps = plan_budget_predicted(est, best), .est_ps = est, .best_ps = best};
 }
 
+/* Marks explored candidate i's next call to start (its call `started` of the round) as cold:
+ * it follows another candidate's call (calls from the 33rd on are never marked). */
+static void mark_cold(plan_choice *ch, int i)
+{
+    if (ch->cand[i].started < 32)
+        ch->samples[i].cold |= 1u << ch->cand[i].started;
+}
+
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant)
 {
     int i = find(ch, algo, variant);
     if (ch->settled || i < 0 || i >= ch->explore)
         return;
-    if (ch->last != i && ch->cand[i].started < 32)
-        ch->samples[i].cold |= 1u << ch->cand[i].started;
+    if (ch->last != i)
+        mark_cold(ch, i);
     ch->cand[i].started++;
     ch->last = i;
     advance(ch);
@@ -432,7 +446,7 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t me
         c->best_ps = measured_ps;
     plan_samples *round = &ch->samples[i];
     uint32_t call = c->runs - 1; /* measurements arrive in the order the calls started */
-    round->warm += call >= 32 || !(round->cold >> call & 1u);
+    round->warm += !cold_call(round, call);
     if (round->n < PLAN_CHOICE_SECOND) {
         round->t[round->n++] = measured_ps;
         uint32_t window = is_native(c) ? PLAN_CHOICE_SECOND : ch->trials;
@@ -465,8 +479,8 @@ int plan_choice_first(plan_choice *ch, plan_algo algo, int variant, uint64_t who
     int i = find(ch, algo, variant);
     if (ch->settled || i < 0 || i >= ch->explore || whole_ps >= bar_ps)
         return 0;
-    if (ch->network && ch->cand[i].started < 32) /* it followed another pattern's calls */
-        ch->samples[i].cold |= 1u << ch->cand[i].started;
+    if (ch->network) /* it followed another pattern's calls */
+        mark_cold(ch, i);
     plan_choice_start(ch, algo, variant);
     plan_choice_record(ch, algo, variant, whole_ps);
     return 1;
