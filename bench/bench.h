@@ -314,6 +314,7 @@ typedef struct bench_run_ratio {
     const char *pattern;
     uint64_t bytes;
     double ratio; /* auto's run_total_s over native's */
+    double pmpi;  /* pmpi's (MPI's own call under another name: the row's noise); NAN if not run */
     int calls;
 } bench_run_ratio;
 
@@ -346,12 +347,13 @@ void bench_out_skipped(bench_out *out, const char *pattern, uint64_t bytes, cons
 int bench_out_close(bench_out *out, double cpu_s, double wall_s, long online_cpus, int p,
                     int failures);
 
-/* Keeps auto's whole-run ratio to native from rows (if both ran) in out->runs
- * (run_summary.c). */
+/* Keeps auto's whole-run ratio to native from rows (if both ran) in out->runs, with pmpi's
+ * where it ran too (run_summary.c). */
 void bench_run_ratio_add(bench_out *out, const bench_row *rows, int n);
 
-/* Prints the whole-run summary of out->runs to stdout: one line per pattern and size, the
- * worst, how many were within 5 % (run_summary.c). */
+/* Prints the whole-run summary of out->runs to stdout: one line per pattern and size (with
+ * pmpi's ratio beside auto's where it ran), the worst, how many were within 5 %
+ * (run_summary.c). */
 void bench_run_ratio_print(const bench_out *out);
 
 /* Writes the member ', "auto_vs_native_run": {...}' of the JSON summary (run_summary.c). */

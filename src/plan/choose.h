@@ -12,21 +12,20 @@
 #include "plan/budget.h"
 #include "plan/plan.h"
 
-/* At most this many candidates are measured before settling; of a round's calls of a
- * candidate, the first PLAN_CHOICE_SECOND are kept, the median of the last `trials` of them
- * (of all of them for MPI's algorithm) is its score. At most
- * PLAN_CHOICE_MAX candidates: every family and one more variant. In the first round a measured
- * candidate whose fastest call is more than PLAN_CHOICE_LOSS percent of the slowest call of
- * another candidate measured at least twice is not measured again; the second round measures
- * only candidates whose first-round score was within PLAN_CHOICE_CLOSE percent of the best.
- * Settling keeps MPI's algorithm unless another candidate's score beats its own by more than
- * PLAN_CHOICE_EDGE percent. Once settled, a choice whose candidate measures PLAN_CHOICE_STRIKES
- * of its last PLAN_CHOICE_WATCH calls more than PLAN_CHOICE_LOSS percent of another's score is
- * measured again, at most PLAN_CHOICE_RECHECKS times (a network whose state changed: MPI's
- * algorithm fast in a pattern's first calls and twice as slow later, or slow every other call:
- * a fast call in between must not hide it). A plan's block of calls goes on past `trials` while
- * each call is more than PLAN_CHOICE_WARM percent faster than the one before (see
- * plan_choice_start). */
+/* At most this many candidates are measured before settling; of a round's calls of a candidate,
+ * the first PLAN_CHOICE_SECOND are kept, the median of the last `trials` of them (of all for
+ * MPI's algorithm) is its score. At most PLAN_CHOICE_MAX candidates: every family and one more
+ * variant. In the first round a measured candidate whose fastest call is more than
+ * PLAN_CHOICE_LOSS percent of the slowest call of another candidate measured at least twice is
+ * not measured again; the second round measures only candidates whose first-round score was
+ * within PLAN_CHOICE_CLOSE percent of the best. Settling keeps MPI's algorithm unless another
+ * candidate's score beats its own by more than PLAN_CHOICE_EDGE percent. Once settled, a choice
+ * whose candidate measures PLAN_CHOICE_STRIKES of its last PLAN_CHOICE_WATCH calls more than
+ * PLAN_CHOICE_LOSS percent of another's score is measured again, at most PLAN_CHOICE_RECHECKS
+ * times (a network whose state changed: MPI's algorithm fast in a pattern's first calls and
+ * twice as slow later, or slow every other call: a fast call in between must not hide it). A
+ * plan's block of calls goes on past `trials` while each call is more than PLAN_CHOICE_WARM
+ * percent faster than the one before (see plan_choice_start). */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,
@@ -40,7 +39,7 @@ enum {
     PLAN_CHOICE_WARM = 3
 };
 
-/* One candidate, a family and its variant, with its modeled and measured times. */
+/* One candidate (a family and its variant) with its modeled and measured times. */
 typedef struct plan_candidate {
     plan_algo algo;
     int variant;       /* the caller's variant of the family (0: the usual one) */
@@ -84,12 +83,13 @@ typedef struct plan_choice {
     uint32_t watched;                      /* settled calls observed since settling */
     uint64_t watch[PLAN_CHOICE_WATCH];     /* the last of them (ring, by watched) */
     uint32_t rechecks;                     /* rounds started because it was contradicted */
+    uint64_t seen_ps;                      /* plan_choice_native_seen's call; 0: none */
     plan_samples samples[PLAN_CHOICE_EXPLORE_MAX]; /* of cand[0 .. explore), in the current
                                                       round */
 } plan_choice;
 
-/* Whether a candidate modeled at t_ps is worth measuring against the best model best_ps: t_ps
- * is at most margin_pct percent above it. */
+/* Whether a candidate modeled at t_ps, at most margin_pct percent above the best model
+ * best_ps, is worth measuring. */
 int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct);
 
 /* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_CHOICE_MAX, distinct (family, variant)
@@ -108,6 +108,10 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
  * not judge a candidate modeled clearly faster (first round) or measured so before (later
  * rounds) (cold_exempt in choose.c; plan_choice_unjudged). */
 void plan_choice_network(plan_choice *ch);
+
+/* Notes MPI's fastest measured call of the pattern before the choice began (0: none): it
+ * counts as MPI's fastest call of the first round (plan_choice_start, plan_choice_record). */
+void plan_choice_native_seen(plan_choice *ch, uint64_t ps);
 
 /* Notes that the pattern's first call (which gathered and planned, and is measured only
  * through plan_choice_first) ran candidate (algo, variant): if it is explored, the round's
@@ -169,37 +173,36 @@ plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *
  * once every explored candidate was started `trials` times, the fastest measured so far until
  * the choice settles. In the first round, where it would settle on a plan that MPI's fastest
  * call of the round beats (by PLAN_CHOICE_EDGE percent), MPI's block goes on to 2 trials + 1
- * calls (at most PLAN_CHOICE_SECOND) first: on a congested network MPI's calls can be fast or
- * slow (on 8 emulated hosts x 4 ranks, 400 or 600 ms for one pattern), and `trials` of them in
- * the slow mode must not hand the pattern to a plan that loses to the fast one. The first round's first block is that of the pattern's first call
- * (plan_choice_opened), else the best model's; the second round's is MPI's algorithm's.
+ * calls (at most PLAN_CHOICE_SECOND) first (also where MPI's call before the round did:
+ * plan_choice_native_seen): on a congested network MPI's calls can be fast or slow (8 emulated
+ * hosts x 4 ranks: 400 or 600 ms), and `trials` slow ones must not hand the pattern to a plan
+ * that loses to the fast mode. The first round's first block is that of the pattern's first
+ * call (plan_choice_opened), else the best model's; the second round's is MPI's algorithm's.
  * Measurements may arrive later (plan_choice_record). Ignored once settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
 /* Whether the next call continues, whatever the budget says, the block of a candidate across
  * a network (plan_choice_network) whose measured calls of the round, if any, all came right
- * after another candidate's, when the loss bar's candidate cannot judge it by that call: in
- * the first round its model beats that one's by PLAN_CHOICE_LOSS percent (PLAN_FORECAST_SAFETY
- * where that one's calls spread by more than PLAN_CHOICE_LOSS; a variant no faster than its
- * family's measured score), in a later round its fastest measured call beats that one's by
- * PLAN_CHOICE_LOSS percent. The same before and after that call's measurement arrives, so a
- * pick made before the agreement stands. */
+ * after another candidate's, when the loss bar's candidate cannot judge it by that call (first
+ * round: its model, no faster than its family's measured score, beats that one's by
+ * PLAN_CHOICE_LOSS percent, or PLAN_FORECAST_SAFETY where that one's calls spread by more;
+ * later: its fastest call beats that one's by PLAN_CHOICE_LOSS percent). The same before and
+ * after that call's measurement arrives, so a pick made before the agreement stands. */
 int plan_choice_unjudged(const plan_choice *ch);
 
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
  * explored candidate or the choice is settled). Its score is the lower median of its last
- * `trials` calls in the round (of the first PLAN_CHOICE_SECOND; MPI's algorithm, which is not
- * warming up, of all of them): a candidate fast only now and then (a congested network where
- * calls lose packets and wait for TCP's retransmissions) must not win by one lucky call, and a
- * plan whose block went on while it warmed up is scored by its warm calls; across a network a
- * plan's call that followed another candidate's counts as no slower than its slowest warm call
- * of the round, if any. In the first round, a measured candidate whose fastest call is more
- * than PLAN_CHOICE_LOSS percent of the slowest call of a candidate measured at least twice is
- * done (not run again while exploring), unless across a network its measured calls all followed
- * another candidate's and its model beats that candidate's clearly (plan_choice_network); the
- * second round measures every candidate in it fully. Once every explored candidate has `trials`
- * measurements (or is done; MPI's its block's) and no block is under way, the choice settles
- * on the smallest score_ps (the lower index on ties). */
+ * `trials` calls in the round (of the first PLAN_CHOICE_SECOND; MPI's algorithm, not warming
+ * up, of all of them): a candidate fast only now and then must not win by one lucky call, and
+ * a plan whose block went on while it warmed up is scored by its warm calls; across a network a plan's call that followed another
+ * candidate's counts as no slower than its slowest warm call of the round, if any. In the
+ * first round, a measured candidate whose fastest call (MPI's: of the round or before it,
+ * plan_choice_native_seen) is more than PLAN_CHOICE_LOSS percent of the slowest call of a
+ * candidate measured twice is done (not run again while exploring), unless across a network its
+ * calls all followed another's and its model beats that one's clearly (plan_choice_network; a
+ * second round measures each fully).
+ * Once every explored candidate has its measurements (or is done) and no block is under way,
+ * the choice settles on the smallest score_ps (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
 /* What a new pattern's first call must take less than to count as a measurement of the
@@ -225,21 +228,18 @@ int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t me
 
 /* Starts a second round of measurement among the explored candidates of a choice that
  * settled by measuring them: each is measured 2 trials + 1 more times (trials becomes that),
- * in blocks as before, and the choice then settles on the smallest median of a candidate's
- * last second-round calls (the lower middle one, of the first PLAN_CHOICE_SECOND): a typical warm
- * call, which the fastest call would overstate for a candidate whose calls are fast only now
- * and then, and which a few calls slowed down by the machine cannot move. Only candidates
- * whose first-round score was within PLAN_CHOICE_CLOSE percent of the best are measured again.
- * Once per choice, and again (at most PLAN_CHOICE_RECHECKS times, without raising the trials
- * further) where plan_choice_observe found it contradicted: such a recheck measures every
- * candidate measured before, close or not (and counts as the second round). Returns 1 if it
+ * in blocks, and the choice settles on the smallest lower median of a candidate's last
+ * second-round calls (of the first PLAN_CHOICE_SECOND): a typical warm call, which a few calls
+ * slowed by the machine cannot move. Only candidates whose first-round score was within
+ * PLAN_CHOICE_CLOSE percent of the best are measured again. Once per choice, and again (at
+ * most PLAN_CHOICE_RECHECKS times, trials not raised further) where plan_choice_observe found
+ * it contradicted: such a recheck measures every candidate measured before. Returns 1 if it
  * reopened the choice, 0 if it was not settled, was settled without measuring (fewer than two
  * explored or trials == 0), fewer than two candidates were close enough (measured, for a
  * recheck), or was reopened before and is not contradicted (or was rechecked that often). */
 int plan_choice_reopen(plan_choice *ch);
 
-/* Removes candidate (algo, variant) if there is one and it is not the last; the choice
- * continues as after plan_choice_drop. */
+/* Removes candidate (algo, variant) unless absent or the last; as plan_choice_drop after. */
 void plan_choice_remove(plan_choice *ch, plan_algo algo, int variant);
 
 /* Removes family `algo` (every variant) from the candidates (it cannot run: planning failed,

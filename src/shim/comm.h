@@ -79,6 +79,9 @@ typedef struct shim_comm {
                               record (the most any rank sends or receives, plan_summary_bound;
                               INT64_MAX: unknown) */
     shim_prev prev;        /* the previous agreed call */
+    uint64_t native_seen_ps; /* agreed: the fastest exchange of MPI's algorithm measured in
+                                the agreed calls since the last that was not the one before
+                                it again (0: none; plan_choice_native_seen) */
     MPI_Datatype agree_type; /* the agreement's element (agree.h) */
     uint64_t *agree_buf;   /* its wire form (shim_agree_words of the summary's blocks) */
     plan_summary summary;  /* this call's summary: this rank's, then agreed (its blocks are

@@ -284,6 +284,7 @@ void shim_decide_choose(const shim_comm *rec, shim_slot *s, uint32_t drop)
             c[n++] = s->cand[i];
     plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin,
                      fixed ? 0 : s->trials);
+    plan_choice_native_seen(&s->choice, rec->native_seen_ps);
     if (rec->topo.nodes > 1)
         plan_choice_network(&s->choice);
 }

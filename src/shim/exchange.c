@@ -706,6 +706,20 @@ static int no_private(shim_call *c)
     return run_unchecked(c->a, c->rec, c->site, 0);
 }
 
+/* Keeps rec->native_seen_ps at an agreed call (again: the agreed call before it again) from
+ * the previous agreed call's agreed time: the fastest of MPI's exchanges measured in a row of
+ * agreed calls each the one before again, the same call as this one (the calls that ran MPI's
+ * algorithm before its pattern was gathered, or between checks); agreed values only, the same
+ * on every rank. */
+static void note_native_seen(shim_comm *rec, const shim_agreement *ag, int again)
+{
+    uint64_t t = ag->prev_exec_ps, seen = rec->native_seen_ps;
+    if (ag->timed && rec->prev.algo == PLAN_ALGO_NATIVE && t)
+        rec->native_seen_ps = seen && seen < t ? seen : t;
+    if (!again)
+        rec->native_seen_ps = 0;
+}
+
 /* The agreed path (see the file comment). */
 static int run_agreed(shim_call *c, uint64_t t0)
 {
@@ -736,6 +750,7 @@ static int run_agreed(shim_call *c, uint64_t t0)
                  ? plan_learn_class(plan_summary_bound(&rec->summary, shim_g.cfg.duplex))
                  : -1;
     feedback(rec, &ag);
+    note_native_seen(rec, &ag, c->again);
     shim_history_update(rec, &ag, site, news);
     if (c->site) {
         c->site->unchecked_mark = c->site->st.unchecked;

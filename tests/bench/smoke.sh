@@ -9,7 +9,8 @@
 # the number of calls summed and checked; that the walker-otto pattern ran the walker-otto
 # family and auto ran something; that the node-level bound equals the rank-level one with one
 # rank per node and has its known value with two; that every drifting pattern's calls differ;
-# that the JSON parses and holds auto's whole-run ratios; that --runs 3 makes rows of 3 runs
+# that the JSON parses and holds auto's whole-run ratios, with pmpi's beside them where it ran
+# (the text summary too); that --runs 3 makes rows of 3 runs
 # (checked calls summed, the whole-run ratio within its range, native's exactly 1) and that
 # --calls lists every call of those runs (summing to each run's total); that --order blocks
 # keeps each candidate at one position in all rounds of a run; and that a
@@ -81,6 +82,14 @@ both = {(r["pattern"], r["bytes_per_rank"]) for r in rows
         if r["algorithm"] == "native" and r["status"] == "ok"}
 assert len(runs["pairs"]) == len(both), runs
 assert runs["worst"]["ratio"] == max(x["ratio"] for x in runs["pairs"]), runs
+pmpi = {(r["pattern"], int(r["bytes_per_rank"])): float(r["run_ratio_native"]) for r in rows
+        if r["algorithm"] == "pmpi" and r["status"] == "ok"}
+for x in runs["pairs"]:
+    want = pmpi.get((x["pattern"], x["bytes_per_rank"]))
+    if want is None:
+        assert "pmpi_ratio" not in x, x
+    else:
+        assert abs(x["pmpi_ratio"] - want) <= 1e-6 * want, (x, want)
 EOF
 }
 
@@ -122,6 +131,8 @@ run_bench 4 "$HR_TMP/out4" --patterns "uniform,alltoall,fft-xy,fft-yz,${drift// 
     hr_fail "alltoallv_bench failed on 4 ranks"
 check_table "$csv" "$json" 4 4 3 8192 "uniform alltoall fft-xy fft-yz $drift" \
     "pmpi native direct auto" ""
+grep -q '^#   uniform  *8192 bytes per rank: [0-9.]* over 4 calls (pmpi [0-9.]*)' "$HR_TMP/out4" ||
+    hr_fail "the whole-run summary does not give pmpi's ratio beside auto's"
 grep -q '^# nodes (one NIC each, for the node-level bound): --node-size 2 (consecutive ranks): 2 nodes x 2 ranks$' \
     "$HR_TMP/out4" || hr_fail "the node layout is not printed"
 awk -F, '$1 == "uniform" && ($13 != 6144 || $18 != 8192) {exit 1}' "$csv" ||

@@ -1135,6 +1135,56 @@ START_TEST(choice_mpi_in_doubt_measured_longer)
 }
 END_TEST
 
+/* MPI's calls of the pattern before the round (16 emulated hosts, `powerlaw`: 67 - 74 ms)
+ * were fast, its round's block slow (137, 133, 78), direct's block 74, 69, 71: settling on
+ * direct would keep a plan that MPI's fast mode beats. The call seen before counts as MPI's
+ * fastest of the round: its block is in doubt, 7 calls, median 72, and MPI's algorithm is kept;
+ * and it is no clear loser where all its calls of the round are slow. A call seen before that
+ * direct beats changes nothing. */
+START_TEST(choice_mpi_seen_before_round_in_doubt)
+{
+    const uint64_t model[4] = {100, 110, 1000, 1000};
+    const uint64_t native_t[7] = {137, 133, 78, 70, 71, 69, 72}, direct_t[3] = {74, 69, 71};
+    const uint64_t seen[3] = {0, 69, 90}; /* none; faster than direct's win; slower */
+    for (int k = 0; k < 3; k++) {
+        plan_choice ch = choice_of(model, 50, 3);
+        plan_choice_network(&ch);
+        plan_choice_native_seen(&ch, seen[k]);
+        int mpi = 0;
+        for (; mpi < 3; mpi++)
+            ck_assert_int_eq(run_next(&ch, native_t[mpi]), PLAN_ALGO_NATIVE);
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(run_next(&ch, direct_t[i]), PLAN_ALGO_DIRECT);
+        while (!ch.settled && mpi < 7)
+            ck_assert_int_eq(run_next(&ch, native_t[mpi++]), PLAN_ALGO_NATIVE);
+        ck_assert_int_eq(ch.settled, 1);
+        ck_assert_int_eq(mpi, seen[k] == 69 ? 7 : 3);
+        ck_assert_int_eq(plan_choice_next(&ch),
+                         seen[k] == 69 ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
+        if (seen[k] == 69)
+            ck_assert_uint_eq(plan_choice_find(&ch, PLAN_ALGO_NATIVE, 0)->score_ps, 72);
+    }
+    /* direct's block first (80, 69, 70), then MPI's calls all in the slow mode (114, 132): a
+     * clear loser by the round alone, but not by its call of 67 before the round; its block
+     * goes on to 7 calls (median 70) and MPI's algorithm is kept */
+    const uint64_t slow_t[7] = {114, 132, 70, 68, 69, 71, 70}, first_t[3] = {80, 69, 70};
+    for (int k = 0; k < 2; k++) {
+        plan_choice ch = choice_of(model, 50, 3);
+        plan_choice_network(&ch);
+        plan_choice_native_seen(&ch, k ? 67 : 0);
+        plan_choice_opened(&ch, PLAN_ALGO_DIRECT, 0);
+        for (int i = 0; i < 3; i++)
+            ck_assert_int_eq(run_next(&ch, first_t[i]), PLAN_ALGO_DIRECT);
+        int mpi = 0;
+        while (!ch.settled && mpi < 7)
+            ck_assert_int_eq(run_next(&ch, slow_t[mpi++]), PLAN_ALGO_NATIVE);
+        ck_assert_int_eq(ch.settled, 1);
+        ck_assert_int_eq(mpi, k ? 7 : 1);
+        ck_assert_int_eq(plan_choice_next(&ch), k ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
+    }
+}
+END_TEST
+
 START_TEST(choice_edge_cases)
 {
     const uint64_t model[4] = {100, 100, 500, 900};
@@ -1233,6 +1283,7 @@ int main(void)
     tcase_add_test(basic, choice_second_round_median);
     tcase_add_test(basic, choice_block_goes_on_while_warming);
     tcase_add_test(basic, choice_mpi_in_doubt_measured_longer);
+    tcase_add_test(basic, choice_mpi_seen_before_round_in_doubt);
     tcase_add_test(basic, choice_network_judges_cold_blocks_by_two_calls);
     tcase_add_test(basic, choice_network_later_round_judges_cold_by_fastest);
     tcase_add_test(basic, choice_network_borrowed_model_follows_mpi);
