@@ -193,16 +193,16 @@ int plan_choice_unjudged(const plan_choice *ch);
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
  * explored candidate or the choice is settled). Its score is the lower median of its last
  * `trials` calls in the round (of the first PLAN_CHOICE_SECOND; MPI's algorithm, not warming
- * up, of all of them): a candidate fast only now and then must not win by one lucky call, and
- * a plan whose block went on while it warmed up is scored by its warm calls; across a network a plan's call that followed another
- * candidate's counts as no slower than its slowest warm call of the round, if any. In the
- * first round, a measured candidate whose fastest call (MPI's: of the round or before it,
- * plan_choice_native_seen) is more than PLAN_CHOICE_LOSS percent of the slowest call of a
- * candidate measured twice is done (not run again while exploring), unless across a network its
- * calls all followed another's and its model beats that one's clearly (plan_choice_network; a
- * second round measures each fully).
- * Once every explored candidate has its measurements (or is done) and no block is under way,
- * the choice settles on the smallest score_ps (the lower index on ties). */
+ * up, of all of them): a candidate fast only now and then must not win by one lucky call, and a
+ * plan whose block went on while it warmed up is scored by its warm calls; across a network a
+ * plan's call that followed another candidate's counts as no slower than its slowest warm call
+ * of the round, if any. In the first round, a measured candidate whose fastest call (MPI's: of
+ * the round or before it, plan_choice_native_seen) is more than PLAN_CHOICE_LOSS percent of the
+ * slowest call of a candidate measured twice is done (not run again while exploring), unless
+ * across a network its calls all followed another's and its model beats that one's clearly
+ * (plan_choice_network; a second round measures each fully). Once every explored candidate has
+ * its measurements (or is done) and no block is under way, the choice settles on the smallest
+ * score_ps (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
 /* What a new pattern's first call must take less than to count as a measurement of the

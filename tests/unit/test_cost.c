@@ -1135,6 +1135,35 @@ START_TEST(choice_mpi_in_doubt_measured_longer)
 }
 END_TEST
 
+/* A choice between MPI's algorithm (modeled 100) and direct (110) across a network, MPI's
+ * call seen_ps before the round (plan_choice_native_seen; 0: none). */
+static plan_choice seen_choice(uint64_t seen_ps)
+{
+    const uint64_t model[4] = {100, 110, 1000, 1000};
+    plan_choice ch = choice_of(model, 50, 3);
+    plan_choice_network(&ch);
+    plan_choice_native_seen(&ch, seen_ps);
+    return ch;
+}
+
+/* Runs the calls the choice says, each recorded at once: n of direct (times t), asserting that
+ * it says direct. */
+static void direct_block(plan_choice *ch, const uint64_t *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        ck_assert_int_eq(run_next(ch, t[i]), PLAN_ALGO_DIRECT);
+}
+
+/* Runs MPI's calls t[from ..] (asserting that the choice says MPI's algorithm) until the choice
+ * settles, at most up to t[6]; returns how many of t ran in all. */
+static int mpi_until_settled(plan_choice *ch, const uint64_t *t, int from)
+{
+    while (!ch->settled && from < 7)
+        ck_assert_int_eq(run_next(ch, t[from++]), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(ch->settled, 1);
+    return from;
+}
+
 /* MPI's calls of the pattern before the round (16 emulated hosts, `powerlaw`: 67 - 74 ms)
  * were fast, its round's block slow (137, 133, 78), direct's block 74, 69, 71: settling on
  * direct would keep a plan that MPI's fast mode beats. The call seen before counts as MPI's
@@ -1143,22 +1172,14 @@ END_TEST
  * direct beats changes nothing. */
 START_TEST(choice_mpi_seen_before_round_in_doubt)
 {
-    const uint64_t model[4] = {100, 110, 1000, 1000};
     const uint64_t native_t[7] = {137, 133, 78, 70, 71, 69, 72}, direct_t[3] = {74, 69, 71};
     const uint64_t seen[3] = {0, 69, 90}; /* none; faster than direct's win; slower */
     for (int k = 0; k < 3; k++) {
-        plan_choice ch = choice_of(model, 50, 3);
-        plan_choice_network(&ch);
-        plan_choice_native_seen(&ch, seen[k]);
-        int mpi = 0;
-        for (; mpi < 3; mpi++)
-            ck_assert_int_eq(run_next(&ch, native_t[mpi]), PLAN_ALGO_NATIVE);
-        for (int i = 0; i < 3; i++)
-            ck_assert_int_eq(run_next(&ch, direct_t[i]), PLAN_ALGO_DIRECT);
-        while (!ch.settled && mpi < 7)
-            ck_assert_int_eq(run_next(&ch, native_t[mpi++]), PLAN_ALGO_NATIVE);
-        ck_assert_int_eq(ch.settled, 1);
-        ck_assert_int_eq(mpi, seen[k] == 69 ? 7 : 3);
+        plan_choice ch = seen_choice(seen[k]);
+        for (int i = 0; i < 3; i++) /* MPI's block: the best model's */
+            ck_assert_int_eq(run_next(&ch, native_t[i]), PLAN_ALGO_NATIVE);
+        direct_block(&ch, direct_t, 3);
+        ck_assert_int_eq(mpi_until_settled(&ch, native_t, 3), seen[k] == 69 ? 7 : 3);
         ck_assert_int_eq(plan_choice_next(&ch),
                          seen[k] == 69 ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
         if (seen[k] == 69)
@@ -1169,17 +1190,10 @@ START_TEST(choice_mpi_seen_before_round_in_doubt)
      * goes on to 7 calls (median 70) and MPI's algorithm is kept */
     const uint64_t slow_t[7] = {114, 132, 70, 68, 69, 71, 70}, first_t[3] = {80, 69, 70};
     for (int k = 0; k < 2; k++) {
-        plan_choice ch = choice_of(model, 50, 3);
-        plan_choice_network(&ch);
-        plan_choice_native_seen(&ch, k ? 67 : 0);
+        plan_choice ch = seen_choice(k ? 67 : 0);
         plan_choice_opened(&ch, PLAN_ALGO_DIRECT, 0);
-        for (int i = 0; i < 3; i++)
-            ck_assert_int_eq(run_next(&ch, first_t[i]), PLAN_ALGO_DIRECT);
-        int mpi = 0;
-        while (!ch.settled && mpi < 7)
-            ck_assert_int_eq(run_next(&ch, slow_t[mpi++]), PLAN_ALGO_NATIVE);
-        ck_assert_int_eq(ch.settled, 1);
-        ck_assert_int_eq(mpi, k ? 7 : 1);
+        direct_block(&ch, first_t, 3);
+        ck_assert_int_eq(mpi_until_settled(&ch, slow_t, 0), k ? 7 : 1);
         ck_assert_int_eq(plan_choice_next(&ch), k ? PLAN_ALGO_NATIVE : PLAN_ALGO_DIRECT);
     }
 }
