@@ -15,6 +15,7 @@
 #include "exec/mpi_compat.h"
 
 #include "plan/local.h"
+#include "plan/node_shm.h"
 #include "plan/plan.h"
 
 /* What exec needs to know about one datatype; filled by exec_type_init. */
@@ -51,6 +52,22 @@ typedef struct exec_exchange {
     exec_side recv;
 } exec_exchange;
 
+/* Transfers within a node carried through the node's shared memory (plan/node_shm.h): in a step
+ * with sync[step] set, this rank writes its sends there into the window, all ranks of the
+ * node synchronise (MPI_Win_sync, a barrier over node, MPI_Win_sync), and it reads its
+ * receives. Every rank of node must run the same plan with the same sync[], ranks without
+ * operations included. */
+typedef struct exec_shm {
+    char *base;                /* this rank's address of its node's window */
+    const uint64_t *send_at;   /* per send of the view: offset in the window, or
+                                  PLAN_SHM_NET (a message) */
+    const uint64_t *recv_at;   /* per receive, the same */
+    const unsigned char *sync; /* per step of the plan: 1 where the node synchronises */
+    size_t nsteps;             /* entries of sync */
+    MPI_Win win;               /* the window (in a passive epoch: MPI_Win_lock_all) */
+    MPI_Comm node;             /* the ranks of this rank's node */
+} exec_shm;
+
 /* How a plan runs: at most `window` point-to-point operations in flight (>= 1; the operations
  * of one step are always posted together, so window 1 is one paired send/receive per step);
  * with `steps` > 0 also at most `steps` consecutive steps of the plan in flight: an operation
@@ -72,6 +89,7 @@ typedef struct exec_opts {
                           steps posted together after the barrier, 0 where it joins the group
                           before it (no barrier between them); sync_steps entries, the same on
                           every rank. NULL: every step is a group of its own */
+    const exec_shm *shm;              /* NULL: every transfer is a message */
 } exec_opts;
 
 /* Default window, chosen by measurement (see exec/run.c). */

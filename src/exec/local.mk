@@ -14,4 +14,5 @@ libhrelay_exec_la_SOURCES = \
 	src/exec/wire.c \
 	src/exec/post.c \
 	src/exec/run.c \
+	src/exec/shm.c \
 	src/exec/copy.c

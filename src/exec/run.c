@@ -28,7 +28,14 @@
  * Synchronised steps (exec_opts.sync_steps): a group of steps (sync_starts) is posted at once
  * and completed, then a barrier; every rank passes the same barriers at the same group
  * boundaries, ranks without operations included, and within a group the induction above holds
- * with an unlimited window. */
+ * with an unlimited window.
+ *
+ * Transfers within a node through its window (exec_opts.shm): in a step where the node
+ * synchronises, a rank posts the step's messages, writes its window sends, waits for its node
+ * (a barrier, during which MPI progresses the messages in flight) and reads its window
+ * receives; ranks with nothing to move in that step take part too. A rank reaches the barrier
+ * of step s having waited only for operations of earlier steps, so by the same induction every
+ * rank of the node reaches it. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +64,7 @@ typedef struct runner {
     fifo q;
     size_t *rslot; /* per receive: 1 + its ring slot while in flight, else 0 */
     int tag;
+    const exec_shm *shm; /* transfers within the node through its window, or NULL */
 } runner;
 
 /* Finishes a completed operation: a receive's buffered bytes are unpacked; a send's staging
@@ -133,9 +141,9 @@ static int post(runner *r, size_t op, size_t step, int is_send)
     return MPI_SUCCESS;
 }
 
-/* Posts receive k of step `step`: first makes room in the staging arena for the pieces it
- * brings (completing operations of earlier steps) and places them. */
-static int post_recv(runner *r, size_t k, size_t step)
+/* Makes room in the staging arena for the pieces receive k of step `step` brings (completing
+ * operations of earlier steps) and places them. */
+static int place_recv(runner *r, size_t k, size_t step)
 {
     exec_view *v = r->c.v;
     uint64_t need = 0;
@@ -147,17 +155,83 @@ static int post_recv(runner *r, size_t k, size_t step)
         rc = complete_oldest(r);
     for (size_t h = v->held_begin[k]; h < v->held_begin[k + 1] && rc == MPI_SUCCESS; h++)
         rc = exec_stash_place(&v->stash, v, h);
+    return rc;
+}
+
+/* Posts receive k of step `step` once its pieces have their place (place_recv). */
+static int post_recv(runner *r, size_t k, size_t step)
+{
+    int rc = place_recv(r, k, step);
     return rc == MPI_SUCCESS ? post(r, k, step, 0) : rc;
 }
 
-/* Posts send i of step `step` once the receives that brought its forwarded data completed. */
-static int post_send(runner *r, size_t i, size_t step)
+/* Completes the receives that brought send i's forwarded data. */
+static int await_sources(runner *r, size_t i)
 {
     const exec_view *v = r->c.v;
     int rc = MPI_SUCCESS;
     for (size_t q = v->ref_begin[i]; q < v->ref_begin[i + 1] && rc == MPI_SUCCESS; q++)
         rc = complete_recv(r, v->held[v->ref[q].held].recv);
+    return rc;
+}
+
+/* Posts send i of step `step` once the receives that brought its forwarded data completed. */
+static int post_send(runner *r, size_t i, size_t step)
+{
+    int rc = await_sources(r, i);
     return rc == MPI_SUCCESS ? post(r, i, step, 1) : rc;
+}
+
+/* Writes send i into the node's window at dst, as a completed send. */
+static int put_send(runner *r, size_t i, char *dst)
+{
+    pending e = {.op = i, .is_send = 1};
+    int rc = await_sources(r, i);
+    if (rc == MPI_SUCCESS)
+        rc = exec_wire_build(&r->c, i, 1, &e.w);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = exec_wire_put(&r->c, &e.w, dst);
+    int rc2 = finish(r, &e);
+    return rc == MPI_SUCCESS ? rc2 : rc;
+}
+
+/* Reads receive k of step `step` from the node's window at src, as a completed receive. */
+static int get_recv(runner *r, size_t k, size_t step, const char *src)
+{
+    pending e = {.op = k};
+    int rc = place_recv(r, k, step);
+    if (rc == MPI_SUCCESS)
+        rc = exec_wire_build(&r->c, k, 0, &e.w);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    exec_wire_get(&e.w, src);
+    return finish(r, &e);
+}
+
+/* Whether operation op of the kind at[] describes goes through the node's window. */
+static int in_window(const uint64_t *at, size_t op)
+{
+    return at && at[op] != PLAN_SHM_NET;
+}
+
+/* The transfers within the node of step `step`, sends [i0, iend) and receives [k0, kend) of
+ * this rank: writes, the node's synchronisation (reached even after a failed write, so the
+ * node's other ranks do not wait for this one), reads. */
+static int shm_step(runner *r, const exec_shm *m, size_t step, size_t i0, size_t iend, size_t k0,
+                    size_t kend)
+{
+    const plan_local *lo = r->c.v->lo;
+    int rc = MPI_SUCCESS;
+    for (size_t i = i0; i < iend && rc == MPI_SUCCESS; i++)
+        if (lo->sends[i].bytes > 0 && in_window(m->send_at, i))
+            rc = put_send(r, i, m->base + m->send_at[i]);
+    int fenced = exec_shm_fence(m);
+    rc = rc == MPI_SUCCESS ? fenced : rc;
+    for (size_t k = k0; k < kend && rc == MPI_SUCCESS; k++)
+        if (lo->recvs[k].bytes > 0 && in_window(m->recv_at, k))
+            rc = get_recv(r, k, step, m->base + m->recv_at[k]);
+    return rc;
 }
 
 /* After an error: stops what is in flight without waiting for partners that may never come.
@@ -201,19 +275,32 @@ static int must_wait(const runner *r, size_t need, size_t step, size_t window, s
 static int post_step(runner *r, size_t step, size_t *i, size_t *k, size_t window, size_t steps)
 {
     const plan_local *lo = r->c.v->lo;
-    size_t iend, kend;
+    const exec_shm *m = r->shm;
+    const uint64_t *sat = m ? m->send_at : NULL, *rat = m ? m->recv_at : NULL;
+    size_t iend, kend, i0 = *i, k0 = *k;
     size_t need = exec_ops_at(lo->recvs, lo->nrecvs, *k, step, &kend) +
                   exec_ops_at(lo->sends, lo->nsends, *i, step, &iend);
     int rc = MPI_SUCCESS;
     while (rc == MPI_SUCCESS && must_wait(r, need, step, window, steps))
         rc = complete_oldest(r);
     for (; rc == MPI_SUCCESS && *k < kend; ++*k)
-        if (lo->recvs[*k].bytes > 0)
+        if (lo->recvs[*k].bytes > 0 && !in_window(rat, *k))
             rc = post_recv(r, *k, step);
     for (; rc == MPI_SUCCESS && *i < iend; ++*i)
-        if (lo->sends[*i].bytes > 0)
+        if (lo->sends[*i].bytes > 0 && !in_window(sat, *i))
             rc = post_send(r, *i, step);
+    if (rc == MPI_SUCCESS && m && step < m->nsteps && m->sync[step])
+        rc = shm_step(r, m, step, i0, iend, k0, kend);
     return rc;
+}
+
+/* The first step at or after `from` in which this rank's node synchronises (SIZE_MAX: none). */
+static size_t next_sync(const exec_shm *m, size_t from)
+{
+    for (size_t s = from; m && s < m->nsteps; s++)
+        if (m->sync[s])
+            return s;
+    return SIZE_MAX;
 }
 
 /* Completes every operation in flight. */
@@ -230,13 +317,15 @@ static int drain(runner *r)
 static int run_steps(runner *r, size_t window, size_t steps)
 {
     const plan_local *lo = r->c.v->lo;
-    size_t i = 0, k = 0;
+    size_t i = 0, k = 0, sync = next_sync(r->shm, 0);
     int rc = MPI_SUCCESS;
-    while (rc == MPI_SUCCESS && (i < lo->nsends || k < lo->nrecvs)) {
+    while (rc == MPI_SUCCESS && (i < lo->nsends || k < lo->nrecvs || sync != SIZE_MAX)) {
         size_t step = i < lo->nsends ? lo->sends[i].step : SIZE_MAX;
         if (k < lo->nrecvs && lo->recvs[k].step < step)
             step = lo->recvs[k].step;
+        step = sync < step ? sync : step;
         rc = post_step(r, step, &i, &k, window, steps);
+        sync = next_sync(r->shm, step + 1);
     }
     return rc == MPI_SUCCESS ? drain(r) : rc;
 }
@@ -266,7 +355,7 @@ int exec_view_run(exec_view *v, MPI_Comm comm, const exec_opts *o)
     const plan_local *lo = v->lo;
     const exec_exchange *x = v->x;
     int rc = exec_view_alloc(v);
-    if (rc != MPI_SUCCESS || (lo->nsends == 0 && lo->nrecvs == 0 && o->sync_steps < 2))
+    if (rc != MPI_SUCCESS || (lo->nsends == 0 && lo->nrecvs == 0 && o->sync_steps < 2 && !o->shm))
         return rc;
     exec_stash_reset(&v->stash, v);
     if (v->cuts.n)
@@ -274,7 +363,7 @@ int exec_view_run(exec_view *v, MPI_Comm comm, const exec_opts *o)
 
     size_t window = o->window > 0 ? (size_t)o->window : 1;
     size_t steps = o->steps > 0 ? (size_t)o->steps : 0, ops = lo->nsends + lo->nrecvs;
-    runner r = {.c = {.v = v, .comm = comm}, .tag = o->tag};
+    runner r = {.c = {.v = v, .comm = comm}, .tag = o->tag, .shm = o->shm};
     /* a group of synchronised steps is posted at once: room for every operation */
     r.q.cap = o->sync_steps && o->sync_starts ? ops + 1
                                               : (window < ops ? window : ops) + v->max_ops + 1;

@@ -54,6 +54,18 @@ int exec_wire_post(exec_ctx *c, const exec_wire *w, int is_send, int peer, int t
  * error. */
 int exec_wire_finish_recv(exec_ctx *c, size_t index, const exec_wire *w);
 
+/* Copies described send w into the window at dst, as its message would carry it (byte blocks
+ * as they are, typed blocks packed). Returns MPI_SUCCESS or an MPI_Pack error. */
+int exec_wire_put(exec_ctx *c, const exec_wire *w, char *dst);
+
+/* Copies a receive's bytes from the window at src into described receive w's blocks (all
+ * bytes: see exec_wire_build), what the message would have delivered. */
+void exec_wire_get(const exec_wire *w, const char *src);
+
+/* Synchronises the ranks of shm's node and their view of its window (see exec_shm). Returns
+ * an MPI error code. */
+int exec_shm_fence(const exec_shm *shm);
+
 /* Releases w's memory; w may be zero-initialised. */
 void exec_wire_free(exec_wire *w);
 

@@ -28,6 +28,7 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/node.h src/plan/node_pieces.h src/plan/node_pieces.c \
 	src/plan/node_build.c src/plan/node_own.c src/plan/node_aggregate.c \
 	src/plan/node_local.c src/plan/node_verify.c src/plan/node_groups.c \
+	src/plan/node_shm.h src/plan/node_shm.c \
 	src/plan/choose.h src/plan/choose.c \
 	src/plan/summary.h src/plan/summary.c \
 	src/plan/learn.h src/plan/learn.c \

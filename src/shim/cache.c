@@ -16,6 +16,7 @@ void shim_prog_release(shim_prog *p)
     if (!p || --p->refs > 0)
         return;
     plan_local_free(&p->lo);
+    plan_shm_free(&p->shm);
     free(p->sync_starts);
     free(p);
 }

@@ -8,6 +8,7 @@
 #include "exec/exec.h"
 #include "plan/choose.h"
 #include "plan/local.h"
+#include "plan/node_shm.h"
 #include "plan/plan.h"
 #include "shim/topo.h"
 
@@ -32,6 +33,10 @@ typedef struct shim_prog {
     unsigned char *sync_starts; /* with sync_steps, for node-direct: the steps that begin a
                           group (exec_opts.sync_starts; plan_node_step_groups), owned; NULL:
                           every step */
+    plan_shm shm; /* node-aggregate under HRELAY_NODE_SHM=1: its transfers within the node
+                     through the node's window (plan_shm_build; nsteps 0: none made) */
+    int shm_ok;   /* agreed over the node at its first run: 0 not yet, 1 through the window,
+                     -1 as messages */
 } shim_prog;
 
 /* Releases one reference (freeing at the last); p may be NULL. */

@@ -87,6 +87,9 @@ int shim_slot_prog(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_matr
         prog->max_ops = UINT32_MAX;
     free(ops);
     shim_prog_set_run(prog, &rec->topo, rec->p, pl.node_of ? &pl : NULL, pl.node_of);
+    if (algo == PLAN_ALGO_NODE_AGGREGATE && shim_g.cfg.node_shm && pl.node_of &&
+        plan_shm_build(&pl, rec->rank, &prog->lo, &prog->shm, &err) != 0)
+        shim_log(2, "node-aggregate: no shared-memory layout (%s): messages", err.text);
     dump(rec, &pl, m);
     int rc = plan_local_detach(&prog->lo, &err);
     plan_free(&pl);

@@ -113,6 +113,7 @@ static void write_config(FILE *f, const shim_config *cfg)
         fputs(", \"node_join_bytes\": \"auto\"", f);
     else
         fprintf(f, ", \"node_join_bytes\": %llu", (unsigned long long)cfg->node_join);
+    fprintf(f, ", \"node_shm\": %d", cfg->node_shm);
     if (cfg->grain)
         fprintf(f, ", \"grain_bytes\": %llu", (unsigned long long)cfg->grain);
     else

@@ -16,7 +16,7 @@ void shim_run_free(shim_run *r)
     r->stage = NULL;
 }
 
-int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim_prog *prog,
+int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, shim_prog *prog,
                      shim_run *r)
 {
     if (!prog)
@@ -30,6 +30,7 @@ int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const
     r->steps = prog->steps;
     r->sync_steps = prog->sync_steps;
     r->sync_starts = prog->sync_starts;
+    r->prog = prog;
     if (exec_view_create(&prog->lo, x, &r->view) != MPI_SUCCESS ||
         exec_view_staging(r->view) > shim_g.cfg.max_staging)
         return -1;
@@ -67,6 +68,40 @@ uint64_t shim_prog_staging(const shim_prog *prog, const exec_exchange *x)
     return staging;
 }
 
+/* The window through which node-aggregate's program prog moves its transfers within the node
+ * under HRELAY_NODE_SHM=1: *out, filled, or NULL (messages). At the program's first run the
+ * node's ranks agree on it (collective over rec's communicator: every rank runs the same
+ * program), later runs only look. */
+static const exec_shm *window_of(shim_comm *rec, shim_prog *prog, exec_shm *out)
+{
+    shim_topo *st = &rec->topo;
+    if (!prog || !shim_g.cfg.node_shm || prog->algo != PLAN_ALGO_NODE_AGGREGATE ||
+        prog->shm_ok < 0 || !shim_topo_plan(st))
+        return NULL;
+    if (prog->shm_ok == 0) {
+        uint64_t need = prog->shm.sync ? prog->shm.bytes : UINT64_MAX;
+        int ok = shim_topo_comms(st, rec->priv) == MPI_SUCCESS &&
+                 PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_UINT64_T, MPI_MAX, st->node) ==
+                     MPI_SUCCESS &&
+                 need != UINT64_MAX && need > 0 && shim_window_ensure(&st->window, st->node, need);
+        prog->shm_ok = ok ? 1 : -1;
+        shim_log(2, "node-aggregate: transfers within the node %s",
+                 ok ? "through its window" : "as messages");
+    }
+    if (prog->shm_ok < 0 || st->window.bytes < prog->shm.bytes) { /* the window was lost */
+        prog->shm_ok = -1;
+        return NULL;
+    }
+    *out = (exec_shm){.base = st->window.base,
+                      .send_at = prog->shm.send_at,
+                      .recv_at = prog->shm.recv_at,
+                      .sync = prog->shm.sync,
+                      .nsteps = prog->shm.nsteps,
+                      .win = st->window.win,
+                      .node = st->node};
+    return out;
+}
+
 int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x, shim_run *r,
                      uint64_t *ps)
 {
@@ -78,11 +113,13 @@ int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x,
         /* a node plan's steps in flight bound its operations (exec.h), not HRELAY_WINDOW */
         int window = r->variant && shim_g.cfg.window > SHIM_SMALL_WINDOW ? SHIM_SMALL_WINDOW
                                                                            : shim_g.cfg.window;
+        exec_shm shm;
         exec_opts opts = {.window = r->steps ? INT_MAX : window,
                           .steps = r->steps,
                           .tag = SHIM_TAG_PLAN,
                           .sync_steps = r->sync_steps,
-                          .sync_starts = r->sync_starts};
+                          .sync_starts = r->sync_starts,
+                          .shm = window_of(rec, r->prog, &shm)};
         rc = exec_self_copy(x, rec->priv);
         if (rc == MPI_SUCCESS)
             rc = exec_view_run(r->view, rec->priv, &opts);

@@ -29,6 +29,7 @@ typedef struct shim_run {
     size_t sync_steps; /* the prepared program's synchronised steps (shim_prog.sync_steps) */
     const unsigned char *sync_starts; /* its groups of them (shim_prog.sync_starts), owned by
                                          the program */
+    shim_prog *prog; /* the prepared program (its transfers within the node: shim_prog.shm) */
 } shim_run;
 
 /* Releases what a call prepared (r stays usable). */
@@ -37,7 +38,7 @@ void shim_run_free(shim_run *r);
 /* Prepares this rank's run of prog on x (the MPI_IN_PLACE copy once, the view, its staging).
  * Returns 0, or -1 if anything failed here (memory, a plan this rank cannot run, staging over
  * HRELAY_MAX_STAGING, prog NULL). */
-int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, const shim_prog *prog,
+int shim_run_prepare(const shim_args *a, shim_comm *rec, exec_exchange *x, shim_prog *prog,
                      shim_run *r);
 
 /* Prepares the run of family algo (its variant) of slot s and agrees over all ranks that it

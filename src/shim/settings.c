@@ -104,6 +104,15 @@ const shim_setting shim_settings[] = {
      .help = "node-direct in synchronised steps: consecutive steps whose largest node loads add "
              "up to at most this many bytes run as one, without barriers between them; auto: "
              "16 node step prices; 0: a barrier between every two steps"},
+    {.name = "HRELAY_NODE_SHM",
+     .type = SHIM_SETTING_INT,
+     .offset = FIELD(node_shm),
+     .min = 0,
+     .max = 1,
+     .def = 0,
+     .help = "node-aggregate: 1 moves the transfers within a node (the gathers and scatters) "
+             "through a shared-memory window of the node (MPI_Win_allocate_shared) instead "
+             "of messages, where the node's ranks share memory; 0: messages"},
     {.name = "HRELAY_VERBOSE",
      .type = SHIM_SETTING_INT,
      .offset = FIELD(verbose),

@@ -9,8 +9,10 @@
 # communicator with a node of several ranks (node_patterns == patterns, the verbose line with
 # the words a rank received: N (N + 1) + P) and the others the P x P gather; HRELAY_NODE_SIZE=1
 # and auto; half duplex; node steps in flight 1 and 0 (the window); synchronised steps, one by
-# one and in groups (HRELAY_NODE_JOIN); the staging fallback to node-direct; the plan cache (hits, a pattern changing on one rank, one slot); HRELAY_DUMP
-# writes node plans with their topology (not node-direct's).
+# one and in groups (HRELAY_NODE_JOIN); node-aggregate through the nodes' shared memory
+# (HRELAY_NODE_SHM=1); the staging fallback to node-direct; the plan cache (hits, a pattern
+# changing on one rank, one slot); HRELAY_DUMP writes node plans with their topology (not
+# node-direct's).
 . "${srcdir:-.}/tests/mpi/common.sh"
 r=$HR_TMP/report.json
 
@@ -116,6 +118,18 @@ groups | awk '$6 < $2 && $2 > 1 { f = 1 } END { exit !f }' ||
 # instead
 node_run 6 2 node-transpose node-direct,node-transpose HRELAY_MAX_STAGING=0
 grep -q '"node-direct": [1-9]' "$r" || hr_fail "no node-direct fallback: $(cat "$r")"
+
+# node-aggregate's transfers within a node through the node's shared-memory window
+# (HRELAY_NODE_SHM=1): byte for byte alike, with messages in flight, synchronised steps and one
+# step in flight, uneven and interleaved nodes; the verbose lines say the window carried them
+window_runs() { grep -c "node-aggregate: transfers within the node through its window" "$HR_TMP/err"; }
+for nk in "4 2" "7 3" "8 4" "5 2 HRELAY_NODE_SYNC=1" "6 3 HRELAY_NODE_STEPS=1" "16 5"; do
+    # shellcheck disable=SC2086 # ranks, node size, settings
+    set -- $nk
+    node_run "$1" "$2" node-aggregate node-aggregate HRELAY_NODE_SHM=1 "${@:3}"
+    [ "$(window_runs)" -gt 0 ] || hr_fail "HRELAY_NODE_SHM=1, $nk: no plan ran through the window"
+    grep -q '"node_shm": 1' "$r" || hr_fail "HRELAY_NODE_SHM=1 not in the report's config"
+done
 
 # 16 ranks (oversubscribed): nodes of 4 and of 5 (5 + 5 + 5 + 1)
 node_run 16 4 node-direct

@@ -10,6 +10,7 @@
 #include "plan/families.h"
 #include "plan/local.h"
 #include "plan/node.h"
+#include "plan/node_shm.h"
 #include "plan/topo.h"
 #include "plan_testlib.h"
 #include "random_matrix.h"
@@ -227,6 +228,68 @@ static void check_local(const plan *pl, const plan *np, const plan_matrix *m,
     free(col);
 }
 
+/* The shared-memory layouts of node plan pl under t (plan_shm_build for every rank): sender
+ * and receiver of every transfer within a node that moves bytes name the same offset, every
+ * other transfer none; the ranks of a node synchronise in exactly the steps where such a
+ * transfer of the node moves; in a step, the node's transfers lie disjoint within one half of
+ * the window (the same size for the node's ranks), the halves alternating over those
+ * steps. */
+static void check_shm(const plan *pl, const plan_topo *t, const char *what)
+{
+    int p = pl->p;
+    plan_local *lo = calloc((size_t)p, sizeof *lo);
+    plan_shm *sh = calloc((size_t)p, sizeof *sh);
+    size_t *ns = calloc((size_t)p, sizeof *ns), *nr = calloc((size_t)p, sizeof *nr);
+    size_t *k = calloc((size_t)t->n, sizeof *k); /* synchronised steps of each node so far */
+    plan_error err = {0};
+    for (int r = 0; r < p; r++) {
+        ck_assert_int_eq(plan_local_extract(pl, r, &lo[r], NULL), 0);
+        ck_assert_msg(plan_shm_build(pl, r, &lo[r], &sh[r], &err) == 0, "%s: rank %d: %s", what, r,
+                      err.text);
+        ck_assert_uint_eq(sh[r].nsteps, pl->nsteps);
+        int first = plan_topo_rank(t, t->node_of[r], 0);
+        ck_assert_msg(sh[r].bytes == sh[first].bytes, "%s: rank %d's window differs", what, r);
+    }
+    for (size_t s = 0; s < pl->nsteps; s++) {
+        uint64_t *used = calloc((size_t)t->n, sizeof *used); /* the end of each node's last */
+        for (size_t x = pl->step_begin[s]; x < pl->step_begin[s + 1]; x++) {
+            const plan_transfer *tr = &pl->transfers[x];
+            int a = tr->src, b = tr->dst, n = t->node_of[a];
+            uint64_t so = sh[a].send_at[ns[a]++], ro = sh[b].recv_at[nr[b]++];
+            int within = tr->bytes > 0 && n == t->node_of[b];
+            ck_assert_msg(so == ro && (so != PLAN_SHM_NET) == within,
+                          "%s: step %zu, %d -> %d: offsets %llu and %llu", what, s, a, b,
+                          (unsigned long long)so, (unsigned long long)ro);
+            if (!within)
+                continue;
+            uint64_t half = sh[a].bytes / 2, base = (k[n] % 2) * half;
+            ck_assert_msg(so >= base && so + tr->bytes <= base + half && so >= base + used[n],
+                          "%s: step %zu, %d -> %d at %llu: outside its half or overlapping", what,
+                          s, a, b, (unsigned long long)so);
+            used[n] = so - base + tr->bytes; /* plan order: offsets increase */
+        }
+        for (int r = 0; r < p; r++) {
+            int n = t->node_of[r];
+            ck_assert_msg(sh[r].sync[s] == (used[n] > 0), "%s: rank %d, step %zu: sync %d", what, r,
+                          s, sh[r].sync[s]);
+        }
+        for (int n = 0; n < t->n; n++)
+            k[n] += used[n] > 0;
+        free(used);
+    }
+    for (int r = 0; r < p; r++) {
+        ck_assert_uint_eq(ns[r], lo[r].nsends);
+        ck_assert_uint_eq(nr[r], lo[r].nrecvs);
+        plan_shm_free(&sh[r]);
+        plan_local_free(&lo[r]);
+    }
+    free(lo);
+    free(sh);
+    free(ns);
+    free(nr);
+    free(k);
+}
+
 /* Builds and checks node family algo on m under t with options o: valid (node verifier),
  * node-level bandwidth term against the node plan's (equal for aggregation, within the
  * rounding of the cuts for own messages), against the node bound for exact direct plans, and
@@ -263,6 +326,7 @@ static void check_family(plan_algo algo, const plan_matrix *m, const plan_topo *
                       (unsigned long long)lb);
     if (algo == PLAN_ALGO_NODE_DIRECT)
         check_local(&pl, &np, m, &nm, t, what);
+    check_shm(&pl, t, what);
     plan_free(&np);
     plan_matrix_free(&nm);
     plan_free(&pl);
@@ -282,6 +346,7 @@ static void check_aggregate_any(plan_algo base, const plan_matrix *m, const plan
                   "%s: %s", what, err.text);
     ck_assert_msg(plan_verify_node(m, t, &pl, &err) == 0, "%s aggregated: %s", what, err.text);
     ck_assert_uint_eq(plan_node_bandwidth(&pl, t->node_of, pl.duplex), plan_bandwidth_term(&np));
+    check_shm(&pl, t, what);
     plan_free(&pl);
     plan_free(&np);
     plan_matrix_free(&nm);

@@ -1,0 +1,81 @@
+/* A node's shared-memory window (node_window.h). */
+#include <stddef.h>
+
+#include "shim/node_window.h"
+
+/* Whether every rank of node shares memory with every other one (collective over node; the
+ * same answer on every rank). */
+static int shares_memory(MPI_Comm node)
+{
+    MPI_Comm shm;
+    int size = 0, shm_size = -1, same = 0;
+    if (PMPI_Comm_size(node, &size) != MPI_SUCCESS ||
+        PMPI_Comm_split_type(node, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm) != MPI_SUCCESS)
+        return 0;
+    if (shm != MPI_COMM_NULL) {
+        PMPI_Comm_size(shm, &shm_size);
+        PMPI_Comm_free(&shm);
+    }
+    same = shm_size == size;
+    if (PMPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS)
+        return 0;
+    return same;
+}
+
+void shim_window_free(shim_window *w)
+{
+    if (w->bytes > 0) {
+        PMPI_Win_unlock_all(w->win);
+        PMPI_Win_free(&w->win);
+    }
+    w->bytes = 0;
+    w->base = NULL;
+}
+
+/* Makes a window of `bytes` on node into w (the lane 0 rank holds the memory). Returns 1 on
+ * every rank of node where it succeeded on all of them, else 0 (and w holds none). */
+static int make(shim_window *w, MPI_Comm node, uint64_t bytes)
+{
+    int lane, ok = 0;
+    void *mine = NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    if (PMPI_Comm_rank(node, &lane) == MPI_SUCCESS && bytes <= (uint64_t)INT64_MAX &&
+        PMPI_Win_allocate_shared(lane == 0 ? (MPI_Aint)bytes : 0, 1, MPI_INFO_NULL, node, &mine,
+                                 &win) == MPI_SUCCESS) {
+        MPI_Aint size;
+        int unit;
+        void *base = NULL;
+        PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+        ok = PMPI_Win_shared_query(win, 0, &size, &unit, &base) == MPI_SUCCESS && base &&
+             (uint64_t)size >= bytes && PMPI_Win_lock_all(MPI_MODE_NOCHECK, win) == MPI_SUCCESS;
+        w->base = base;
+    }
+    int all = ok;
+    if (PMPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, node) != MPI_SUCCESS)
+        all = 0;
+    if (all) {
+        w->win = win;
+        w->bytes = bytes;
+        return 1;
+    }
+    if (ok)
+        PMPI_Win_unlock_all(win);
+    if (win != MPI_WIN_NULL)
+        PMPI_Win_free(&win);
+    w->base = NULL;
+    return 0;
+}
+
+int shim_window_ensure(shim_window *w, MPI_Comm node, uint64_t need)
+{
+    if (w->state == 0)
+        w->state = shares_memory(node) ? 1 : -1;
+    if (w->state < 0)
+        return 0;
+    if (need <= w->bytes)
+        return 1;
+    shim_window_free(w);
+    if (!make(w, node, need))
+        w->state = -1;
+    return w->state > 0;
+}
