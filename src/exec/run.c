@@ -325,7 +325,8 @@ static int run_steps(runner *r, size_t window, size_t steps)
             step = lo->recvs[k].step;
         step = sync < step ? sync : step;
         rc = post_step(r, step, &i, &k, window, steps);
-        sync = next_sync(r->shm, step + 1);
+        if (sync == step)
+            sync = next_sync(r->shm, step + 1);
     }
     return rc == MPI_SUCCESS ? drain(r) : rc;
 }

@@ -15,10 +15,9 @@ int exec_wire_put(exec_ctx *c, const exec_wire *w, char *dst)
             pos += k->count;
             continue;
         }
-        MPI_Count size;
-        int rc = PMPI_Type_size_c(k->type, &size);
-        if (rc == MPI_SUCCESS)
-            rc = PMPI_Pack_c(k->addr, k->count, k->type, dst, pos + k->count * size, &pos, c->comm);
+        /* typed blocks are whole elements of the send type (exec_wire_build) */
+        int rc = PMPI_Pack_c(k->addr, k->count, k->type, dst,
+                             pos + k->count * c->v->x->send.type.size, &pos, c->comm);
         if (rc != MPI_SUCCESS)
             return rc;
     }
