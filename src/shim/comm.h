@@ -10,6 +10,7 @@
 #include "plan/forecast.h"
 #include "plan/plan.h"
 #include "plan/summary.h"
+#include "shim/args.h"
 #include "shim/cache.h"
 #include "shim/site.h"
 #include "shim/state.h"
@@ -78,6 +79,8 @@ typedef struct shim_comm {
     uint64_t first_load;   /* agreed at creation: the bound of the call that created the
                               record (the most any rank sends or receives, plan_summary_bound;
                               INT64_MAX: unknown) */
+    int first_on_node;     /* agreed at creation: every rank's topology was known then and no
+                              byte of that call left its node (plan_summary_on_node) */
     shim_prev prev;        /* the previous agreed call */
     uint64_t native_seen_ps; /* agreed: the fastest exchange of MPI's algorithm measured in
                                 the agreed calls since the last that was not the one before
@@ -128,12 +131,13 @@ int shim_comm_keyval_create(int *keyval, int *request_keyval);
 /* The record of comm, or NULL if it has none yet. Local. */
 shim_comm *shim_comm_find(MPI_Comm comm);
 
-/* Creates comm's record at the call that needs it: collective over comm (one allreduce agrees
- * that every rank got its memory and, where it needs none, the topology). load is this rank's
- * part of the creating call's bound (shim_args_load; UINT64_MAX: unknown), agreed into the
- * record's first_load; the request is what hrelay_set_algorithm left on comm, if anything.
- * NULL on every rank if it cannot be created. */
-shim_comm *shim_comm_create(MPI_Comm comm, uint64_t load);
+/* Creates comm's record at call a, the first that needs it: collective over comm (one
+ * allreduce agrees that every rank got its memory and, where it needs none, the topology).
+ * The creating call's bound (shim_args_load) is agreed into the record's first_load, and
+ * whether no byte of it leaves its node into first_on_node; the request is what
+ * hrelay_set_algorithm left on comm, if anything. NULL on every rank if it cannot be
+ * created. */
+shim_comm *shim_comm_create(MPI_Comm comm, const shim_args *a);
 
 /* Moves at every record deletion (comm_record.c); read it with shim_comm_epoch. */
 extern atomic_uint shim_comm_epochs;

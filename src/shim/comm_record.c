@@ -11,6 +11,7 @@
 
 #include "shim/agree.h"
 #include "shim/comm.h"
+#include "shim/describe.h"
 #include "shim/log.h"
 
 atomic_uint shim_comm_epochs;
@@ -242,7 +243,7 @@ static int pending_request(MPI_Comm comm)
 /* Creates comm's record (see comm.h); NULL on every rank on failure. One allreduce where the
  * topology is known without communication (shim_topo_init_local); no duplicate
  * (shim_comm_private makes it at the first gather). */
-shim_comm *shim_comm_create(MPI_Comm comm, uint64_t load)
+shim_comm *shim_comm_create(MPI_Comm comm, const shim_args *a)
 {
     int p, rank, local = 0, topo_ok = 1;
 
@@ -255,10 +256,16 @@ shim_comm *shim_comm_create(MPI_Comm comm, uint64_t load)
                live(shim_g.world, rec, 1) == 0;
     if (rec)
         local = shim_topo_init_local(&rec->topo, comm, p, shim_g.cfg.node_size, &topo_ok);
-    /* MIN over ranks: [the record, the topology found locally, minus the load]; signed words
-     * (MPICH 4.0.2 compares unsigned integers as signed in MPI_MIN, pmodels/mpich#6083) */
-    int64_t ok[3] = {made, topo_ok != 0, -(int64_t)(load < INT64_MAX ? load : INT64_MAX)};
-    if (PMPI_Allreduce(MPI_IN_PLACE, ok, 3, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
+    /* nodes of several ranks known here (else no node to stay on) */
+    const int32_t *node = local && topo_ok && rec->topo.t.p ? rec->topo.t.node_of : NULL;
+    uint64_t off = UINT64_MAX;
+    uint64_t load = shim_args_load(a, p, rank, shim_g.cfg.duplex == PLAN_DUPLEX_HALF, node, &off);
+    /* MIN over ranks: [the record, the topology found locally, minus the load, no byte off
+     * the node]; signed words (MPICH 4.0.2 compares unsigned integers as signed in MPI_MIN,
+     * pmodels/mpich#6083) */
+    int64_t ok[4] = {made, topo_ok != 0, -(int64_t)(load < INT64_MAX ? load : INT64_MAX),
+                     node && off == 0};
+    if (PMPI_Allreduce(MPI_IN_PLACE, ok, 4, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
         ok[0] = 0;
     if (ok[0] && rec) {
         rec->comm = comm;
@@ -267,6 +274,7 @@ shim_comm *shim_comm_create(MPI_Comm comm, uint64_t load)
         rec->rank = rank;
         rec->request = pending_request(comm);
         rec->first_load = (uint64_t)-ok[2];
+        rec->first_on_node = ok[3] == 1;
         rec->last = -1;
         rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
         rec->quiet_len = SHIM_QUIET_FIRST;

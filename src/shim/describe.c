@@ -62,10 +62,13 @@ static int message_of(const shim_args *a, int recv, int j, const exec_type *t, M
     return __builtin_mul_overflow(*count, t->size, bytes) ? MPI_ERR_COUNT : MPI_SUCCESS;
 }
 
-uint64_t shim_args_load(const shim_args *a, int p, int rank, int half)
+uint64_t shim_args_load(const shim_args *a, int p, int rank, int half, const int32_t *node,
+                        uint64_t *off)
 {
     int inplace = a->sendbuf == MPI_IN_PLACE;
-    uint64_t bytes[2] = {0, 0}; /* sent, received */
+    uint64_t bytes[2] = {0, 0}, away = 0; /* sent, received; both to or from other nodes */
+    if (off)
+        *off = UINT64_MAX;
     if (!inplace && shim_check_alias(a) != MPI_SUCCESS)
         return UINT64_MAX;
     for (int recv = 0; recv < 2; recv++) {
@@ -78,11 +81,17 @@ uint64_t shim_args_load(const shim_args *a, int p, int rank, int half)
             if (message_of(a, side, j, &t, &c, &b) != MPI_SUCCESS ||
                 __builtin_add_overflow(bytes[recv], j == rank ? 0 : (uint64_t)b, &bytes[recv]))
                 return UINT64_MAX;
+            if ((!node || node[j] != node[rank]) && j != rank &&
+                __builtin_add_overflow(away, (uint64_t)b, &away))
+                away = UINT64_MAX;
         }
     }
     uint64_t big = bytes[0] > bytes[1] ? bytes[0] : bytes[1];
     uint64_t small = bytes[0] > bytes[1] ? bytes[1] : bytes[0];
-    return !half ? big : big + small < big ? UINT64_MAX : big + small;
+    uint64_t load = !half ? big : big + small < big ? UINT64_MAX : big + small;
+    if (off && load != UINT64_MAX)
+        *off = away;
+    return load;
 }
 
 /* Fills one side of x from the arguments into the record's arrays, checking them as the MPI

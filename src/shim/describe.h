@@ -24,8 +24,11 @@ uint64_t shim_type_facts(const exec_exchange *x, int inplace);
  * this one `rank`): the larger of the bytes it sends to and receives from the other ranks, their
  * sum if half (plan_summary_bound's word of this rank, as shim_describe and plan_summary_rank
  * would give it); UINT64_MAX where shim_describe would find an argument erroneous (so that
- * the call is agreed and its error raised as hrelay raises it) or the bytes overflow. */
-uint64_t shim_args_load(const shim_args *a, int p, int rank, int half);
+ * the call is agreed and its error raised as hrelay raises it) or the bytes overflow. node
+ * (NULL: none) gives each rank's node; *off (unless NULL) is then the bytes this rank sends to
+ * and receives from ranks of other nodes, UINT64_MAX where the load is. */
+uint64_t shim_args_load(const shim_args *a, int p, int rank, int half, const int32_t *node,
+                        uint64_t *off);
 
 /* Bytes this rank sends in a call that already succeeded (its types are valid), p ranks. */
 uint64_t shim_local_bytes(const shim_args *a, int p);

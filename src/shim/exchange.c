@@ -2,7 +2,8 @@
  *
  *   Pass-through (not initialised, disabled, intercommunicator, MPI_COMM_NULL, nested call).
  *   Unchecked native: HRELAY_ALGO=native, or the communicator is in a run of calls that the
- *     last agreements decided to leave to MPI (every recent pattern runs native): PMPI with
+ *     last agreements decided to leave to MPI (every recent pattern runs native, or the last
+ *     one, where no byte of it left its node): PMPI with
  *     accounting, no communication of hrelay's own. Such a run lasts 8 calls at first (after
  *     the same call twice, long enough for the agreement to cost a 128th of it, and 64 calls
  *     for a call too small to explore after the same call or one alike) and doubles up to
@@ -48,9 +49,10 @@
 
 /* Calls on a communicator and agreements between the tuning steps of exchange.c. */
 enum {
-    QUIET_AFTER = 2, /* agreed calls without a plan before native runs unchecked (1 where
-                        the last one was the previous agreed call again) */
-    REMEASURE = 64,  /* calls after a pattern's first before its candidates are measured a
+    QUIET_AFTER = 2,  /* agreed calls without a plan before native runs unchecked (1 where
+                        the last one was the previous agreed call again, or no byte of it
+                        left its node) */
+    REMEASURE = 64,   /* calls after a pattern's first before its candidates are measured a
                         second time */
     FLOOR_SAMPLES = 1 /* calls a run's floor (plan_run_floor) is measured over: the first one
                          counts (cold, its agreement tends to be slower: a longer run) */
@@ -664,8 +666,13 @@ static int run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
         : measured ? plan_run_floor(plan_learn_apply(shim_agree_model(rec->p), fc->ratio_hit),
                                     fc->native_ps)
                    : 0;
+    /* nothing crosses a NIC: settled whatever the pattern and MPI's times, so the run starts
+     * after this agreement as after the same call twice (on 8 emulated hosts x 4 ranks an
+     * FFT's Y -> Z transpose, all within nodes, paid 20 - 35 ms for its second agreement
+     * against MPI's 42 ms per call) */
+    int held = c->again || (fc->on_node && fc->settled);
     if (!hold)
-        update_quiet(rec, !fc->settled, c->again, fc->waiting ? &fc->wait : NULL, floor_len);
+        update_quiet(rec, !fc->settled, held, fc->waiting ? &fc->wait : NULL, floor_len);
     if (fc->bound < SHIM_EXPLORE_MIN_BYTES && alltoall_kind(c->a))
         rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p); /* every rank called
                                                                   MPI_Alltoall(_c) */
@@ -803,6 +810,24 @@ static int run_agreed(shim_call *c, uint64_t t0)
     return after_miss(c, res, t0);
 }
 
+/* A communicator's first call under auto, where its record's creation agreed that no byte of
+ * it leaves its node (rec->first_on_node; nothing crosses a NIC, which every agreement of it
+ * would decide whatever MPI's algorithm measures, plan/forecast.c): it starts a run of
+ * unchecked calls, as the agreed call that starts the communicator's first run (on 8 emulated
+ * hosts x 4 ranks an FFT's Y -> Z transpose, all within nodes, paid 20 - 35 ms per agreement
+ * of a fresh communicator against MPI's 42 ms per call). A function of agreed values only. */
+static void first_on_node(shim_comm *rec)
+{
+    uint64_t cap = (uint64_t)shim_g.cfg.recheck;
+    uint64_t len = rec->quiet_len < cap ? rec->quiet_len : cap;
+    rec->quiet_len = 2 * len;
+    rec->quiet_until = rec->calls + len;
+    shim_log(2,
+             "on %d ranks: no byte of the first call leaves its node: the first %llu calls run "
+             "MPI's algorithm unchecked",
+             rec->p, (unsigned long long)len);
+}
+
 /* A communicator's first call a at site under auto, where its record's creation agreed that
  * no rank moves SHIM_EXPLORE_MIN_BYTES (rec->first_load: too small to explore, which every
  * agreement of it would decide): it runs MPI's algorithm unchecked, and stands for the agreed
@@ -817,9 +842,13 @@ static int run_agreed(shim_call *c, uint64_t t0)
 static void first_call(shim_comm *rec, const shim_args *a, shim_site *site)
 {
     int request = shim_comm_request(rec);
-    if (request != SHIM_AUTO || shim_g.cfg.recheck == 0 ||
-        rec->first_load >= SHIM_EXPLORE_MIN_BYTES)
+    if (request != SHIM_AUTO || shim_g.cfg.recheck == 0)
         return;
+    if (rec->first_load >= SHIM_EXPLORE_MIN_BYTES) {
+        if (rec->first_on_node)
+            first_on_node(rec);
+        return;
+    }
     rec->quiet_until = rec->calls + 1;
     rec->agreed++;
     rec->prev = (shim_prev){.slot = -1,
@@ -856,12 +885,10 @@ static shim_comm *record_of(const shim_args *a, int *created)
     if (rec)
         return rec;
     if (!(rec = shim_comm_find(comm))) {
-        int inter = 0, p = 0, rank = 0;
-        if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter ||
-            PMPI_Comm_size(comm, &p) != MPI_SUCCESS || PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS)
+        int inter = 0;
+        if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
             return NULL;
-        uint64_t load = shim_args_load(a, p, rank, shim_g.cfg.duplex == PLAN_DUPLEX_HALF);
-        if (!(rec = shim_comm_create(comm, load)))
+        if (!(rec = shim_comm_create(comm, a)))
             return NULL;
         *created = 1;
     }

@@ -4,6 +4,7 @@
  * ran the same family on every call. tests/mpi/drift.sh runs it under different settings.
  *
  * Usage: drift [--calls N] [--seed S] [--max INTS] [--mode random|sweep|jitter|counts|counts-v]
+ *              [--within K]
  *   random  every pair's count uniform in [0, INTS] (default 2000), new every call
  *   counts  as random, each call preceded by an MPI_Alltoall of the counts (one int per pair,
  *           from another line: a sample sort's two sites), whose result is checked
@@ -11,6 +12,8 @@
  *   sweep   BFS-like levels: the counts of call k are about INTS * 4^-|k mod 12 - 6| per pair
  *           (a sweep down to a few ints and back), each pair jittered by up to 30 %
  *   jitter  every pair's count INTS jittered by up to 30 %, new every call (particles)
+ *   --within K: only ranks of one group of K consecutive ranks exchange (the others' counts
+ *           are 0: an exchange within nodes of K under HRELAY_NODE_SIZE=K)
  * Rank 0 prints "drift: P=N calls=N: FAMILY FAMILY ..." (the family of every call) and
  * "drift: ok" or "drift: FAILED". Exit status 0 only when every result matched and every rank
  * ran the same families. */
@@ -36,9 +39,14 @@ static uint64_t mix(uint64_t seed, uint64_t call, uint64_t i, uint64_t j)
     return x;
 }
 
+/* Groups of consecutive ranks outside which nothing is exchanged (--within; 0: none). */
+static int within;
+
 /* The ints rank i sends rank j in call k. */
 static int count(const char *mode, uint64_t seed, int k, int i, int j, int max)
 {
+    if (within > 0 && i / within != j / within)
+        return 0;
     uint64_t h = mix(seed, (uint64_t)k, (uint64_t)i, (uint64_t)j);
     if (!strcmp(mode, "sweep") || !strcmp(mode, "jitter")) {
         int level = !strcmp(mode, "sweep") ? k % 12 - 6 : 0;
@@ -129,6 +137,8 @@ int main(int argc, char **argv)
             max = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--mode"))
             mode = argv[i + 1];
+        else if (!strcmp(argv[i], "--within"))
+            within = atoi(argv[i + 1]);
     }
     const char *(*last)(MPI_Comm) =
         (const char *(*)(MPI_Comm))(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_last_algorithm");

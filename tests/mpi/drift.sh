@@ -121,6 +121,32 @@ for nm in "2 100" "4 60"; do
         hr_fail "tiny drifting site on $n ranks: expected 1 agreed and 39 unchecked: $(cat "$r")"
 done
 
+# a drifting site whose bytes never leave their node (--within K under HRELAY_NODE_SIZE=K,
+# 8 KiB per pair): nothing crosses a NIC, so its communicator's first call starts a run of 8
+# unchecked calls at once (its record's creation agreed on it, exchange.c first_on_node), the
+# 9th is agreed and starts one of 16, the 26th one of 32: 2 agreed and 38 unchecked of 40. A
+# site whose bytes cross nodes (groups of 2 on nodes of 3) or with one rank per node
+# (HRELAY_NODE_SIZE=1: no node to stay on) has its first call agreed and its first run started
+# by a later agreement: at least 3 agreed (5 on this machine)
+for case in "4 2 2 =" "6 3 3 =" "6 3 2 >" "4 1 2 >"; do
+    # shellcheck disable=SC2086 # ranks, node size, group, within nodes or not
+    set -- $case
+    run_drift "$1" HRELAY_NODE_SIZE="$2" HRELAY_REPORT="$r" -- ./tests/mpi/drift --seed 13 \
+        --calls 40 --mode jitter --max 2048 --within "$3" >/dev/null
+    site=$(grep -o '"site": "drift.c:[0-9]* exchange"' "$r" | sed 's/"site": "//; s/"$//')
+    agreed=$(field "$r" "$site" decided_before_gather)
+    unchecked=$(field "$r" "$site" unchecked)
+    [ "$(field "$r" "$site" algorithms.native)" = 40 ] && [ $((agreed + unchecked)) = 40 ] ||
+        hr_fail "groups of $3 on $1 ranks in nodes of $2: not all native before gathering: $(cat "$r")"
+    if [ "$4" = "=" ]; then
+        [ "$agreed" = 2 ] ||
+            hr_fail "within nodes of $2 on $1 ranks: expected 2 agreed calls, got $agreed: $(cat "$r")"
+    else
+        [ "$agreed" -ge 3 ] ||
+            hr_fail "groups of $3 on $1 ranks in nodes of $2: $agreed agreed calls, expected 3 or more: $(cat "$r")"
+    fi
+done
+
 # a sample sort's two sites on one communicator: an MPI_Alltoall of the counts (one int per
 # pair, too small to explore) before each MPI_Alltoallv of the data, under a calibration where
 # plans win: the tiny site's calls must not start runs of unchecked calls that cover the data
