@@ -179,34 +179,57 @@ static void family_ratios(const plan_forecast_in *in, const plan_forecast *f, in
             ratio[a] = prior;
 }
 
-/* The corrections of the small-window variants of the families in `plan` (the family's own plan
- * correction for a variant not measured yet), once the call gathers. */
+/* The correction of family a's variant v (not PLAN_VARIANT_BASE) into *ratio and *state, the
+ * family's own plan correction where v is not measured yet (or a is not in `plan`). */
+static void variant_ratio(const plan_forecast_in *in, plan_forecast *f, plan_algo a, int v,
+                          uint32_t *ratio, plan_learn_state *state)
+{
+    uint32_t r;
+    *ratio = f->ratio_plan[a];
+    *state = PLAN_LEARN_UNKNOWN;
+    if (in->learn && (f->plan & (1u << a)) &&
+        (*state = correction(f, plan_learn_key(a, v), &r)) != PLAN_LEARN_UNKNOWN)
+        *ratio = r;
+}
+
+/* The corrections of the variants of the families in `plan`, once the call gathers. */
 static void variant_ratios(const plan_forecast_in *in, plan_forecast *f)
 {
-    for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
-        f->ratio_small[a] = f->ratio_plan[a];
-        f->state_small[a] = PLAN_LEARN_UNKNOWN;
-        uint32_t r;
-        if (in->learn && (f->plan & (1u << a)) &&
-            (f->state_small[a] = correction(f, plan_learn_key((plan_algo)a, 1), &r)) !=
-                PLAN_LEARN_UNKNOWN)
-            f->ratio_small[a] = r;
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++)
+        variant_ratio(in, f, (plan_algo)a, PLAN_VARIANT_SMALL_WINDOW, &f->ratio_small[a],
+                      &f->state_small[a]);
+    variant_ratio(in, f, PLAN_ALGO_NODE_AGGREGATE, PLAN_VARIANT_NODE_WINDOW, &f->ratio_node_window,
+                  &f->state_node_window);
+}
+
+/* Family a's variant's correction (*ratio) and its state. */
+static plan_learn_state variant_correction(const plan_forecast *f, plan_algo a, int variant,
+                                           uint32_t *ratio)
+{
+    switch (variant) {
+    case PLAN_VARIANT_SMALL_WINDOW: *ratio = f->ratio_small[a]; return f->state_small[a];
+    case PLAN_VARIANT_NODE_WINDOW:
+        *ratio = a == PLAN_ALGO_NODE_AGGREGATE ? f->ratio_node_window : f->ratio_plan[a];
+        return a == PLAN_ALGO_NODE_AGGREGATE ? f->state_node_window : PLAN_LEARN_UNKNOWN;
+    default: *ratio = f->ratio_plan[a]; return f->state_plan[a];
     }
 }
 
 uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, uint64_t model_ps,
                             uint64_t planning_ps, uint64_t agree_ps, uint64_t gather_ps)
 {
-    uint32_t r = variant ? f->ratio_small[a] : f->ratio_plan[a];
-    plan_learn_state st = variant ? f->state_small[a] : f->state_plan[a];
+    uint32_t r;
+    plan_learn_state st = variant_correction(f, a, variant, &r);
     uint64_t t = sat_add(plan_learn_apply(model_ps, r), extras(f, planning_ps, agree_ps, gather_ps));
     return st == PLAN_LEARN_UNKNOWN ? plus_pct(t, PLAN_FORECAST_SAFETY) : t;
 }
 
 int plan_forecast_borrowed(const plan_forecast *f, plan_algo a, int variant)
 {
+    uint32_t r;
     return f->state_plan[a] == PLAN_LEARN_UNKNOWN &&
-           (!variant || f->state_small[a] == PLAN_LEARN_UNKNOWN);
+           (variant == PLAN_VARIANT_BASE ||
+            variant_correction(f, a, variant, &r) == PLAN_LEARN_UNKNOWN);
 }
 
 /* Family a's time per call before gathering (see plan_forecast.est_ps). */

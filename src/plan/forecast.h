@@ -111,9 +111,12 @@ typedef struct plan_forecast {
                                                  largest of ratio_native_gathered and the
                                                  measured families') */
     plan_learn_state state_plan[PLAN_ALGO_COUNT];
-    uint32_t ratio_small[PLAN_ALGO_COUNT];    /* the same of variant 1 (ratio_plan for a
-                                                 variant not measured yet) */
+    uint32_t ratio_small[PLAN_ALGO_COUNT]; /* the same of PLAN_VARIANT_SMALL_WINDOW
+                                                 (ratio_plan for a variant not measured yet) */
     plan_learn_state state_small[PLAN_ALGO_COUNT];
+    uint32_t ratio_node_window; /* the same of node-aggregate's
+                                                 PLAN_VARIANT_NODE_WINDOW */
+    plan_learn_state state_node_window;
     uint32_t ratio_hit, ratio_miss;           /* corrections of the overheads (no gather
                                                  measured yet: ratio_miss is the smaller of
                                                  ratio_hit and native's) */

@@ -10,15 +10,20 @@
 
 #include "plan/plan.h"
 
-/* Keys: a family's key with its variant (0: as configured, 1: the small window, each measured
- * against its plan's model; PLAN_LEARN_BEFORE: the family's exchange, whichever window ran,
+/* The variants a family runs in: as configured, with the small window (operations in flight),
+ * and, for node-aggregate, with its transfers within a node through the node's shared-memory
+ * window instead of messages. */
+enum { PLAN_VARIANT_BASE, PLAN_VARIANT_SMALL_WINDOW, PLAN_VARIANT_NODE_WINDOW };
+
+/* Keys: a family's key with its variant (PLAN_VARIANT_*, each measured against its plan's
+ * model; PLAN_LEARN_BEFORE: the family's exchange, whichever window ran,
  * measured against its most optimistic time from the call's summary, what the forecast before
  * gathering corrects), then two overheads: what a call costs beyond its exchange when it
  * reuses a decision (the agreement), and when it gathers the pattern (agreements, the gather,
  * planning, preparation). */
 enum {
-    PLAN_LEARN_BEFORE = 2,
-    PLAN_LEARN_VARIANTS = 3,
+    PLAN_LEARN_BEFORE = PLAN_VARIANT_NODE_WINDOW + 1,
+    PLAN_LEARN_VARIANTS,
     PLAN_LEARN_HIT = PLAN_LEARN_VARIANTS * PLAN_ALGO_COUNT,
     PLAN_LEARN_MISS,
     PLAN_LEARN_KEYS

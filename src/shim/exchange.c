@@ -479,8 +479,10 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
     /* What the choice compares: a plan's whole call (the agreement, the preparation and the
      * self-copy are part of its price) against MPI's exchange alone (what an unchecked native
      * call costs); a new pattern's first call (gather and planning) teaches the histories and
-     * counts for the choice only where it beats the other candidates' estimates even so. */
-    double t = shim_ticks_seconds(shim_ticks() - t0);
+     * counts for the choice only where it beats the other candidates' estimates even so. The
+     * node's window, made at its first use, is not (as the private duplicate, private_comm). */
+    double t = shim_ticks_seconds(shim_ticks() - t0) - r->setup_s;
+    t = t > 0 ? t : 0;
     if (!hit) /* the round's first block: this candidate's */
         plan_choice_opened(&s->choice, r->algo, r->variant);
     const shim_prog *pg = r->algo == PLAN_ALGO_NATIVE ? NULL : s->prog[r->algo];

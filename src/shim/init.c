@@ -63,7 +63,7 @@ static void undo_setup(setup *s)
 static void log_settings(const shim_config *cfg, int size)
 {
     char grain[32] = "auto", min_step[32] = "auto", node_size[32] = "auto", steps[32] = "auto",
-         sync[32] = "auto", join[32] = "auto";
+         sync[32] = "auto", join[32] = "auto", shm[32] = "auto";
     if (cfg->grain)
         snprintf(grain, sizeof grain, "%llu", (unsigned long long)cfg->grain);
     if (cfg->node_size != SHIM_NODE_AUTO)
@@ -72,6 +72,8 @@ static void log_settings(const shim_config *cfg, int size)
         snprintf(steps, sizeof steps, "%d", cfg->node_steps);
     if (cfg->node_sync != SHIM_NODE_SYNC_AUTO)
         snprintf(sync, sizeof sync, "%d", cfg->node_sync);
+    if (cfg->node_shm != SHIM_NODE_SHM_AUTO)
+        snprintf(shm, sizeof shm, "%d", cfg->node_shm);
     if (cfg->node_join != SHIM_NODE_JOIN_AUTO)
         snprintf(join, sizeof join, "%llu", (unsigned long long)cfg->node_join);
     if (cfg->min_step != PLAN_MIN_STEP_AUTO)
@@ -81,14 +83,14 @@ static void log_settings(const shim_config *cfg, int size)
              "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% budget=%d%% "
              "recheck=%d "
              "site_depth=%d node_size=%s node_steps=%s node_sync=%s node_join=%s "
-             "node_shm=%d costs=%s report=%s dump=%s",
+             "node_shm=%s costs=%s report=%s dump=%s",
              HRELAY_VERSION_STRING, size, shim_request_name(cfg->algo),
              cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full", min_step, cfg->window, grain,
              (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging,
              (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin,
-             cfg->budget, cfg->recheck, cfg->site_depth, node_size, steps, sync, join,
-             cfg->node_shm, cfg->calibrated ? cfg->config : "built-in",
-             cfg->report[0] ? cfg->report : "-", cfg->dump[0] ? cfg->dump : "-");
+             cfg->budget, cfg->recheck, cfg->site_depth, node_size, steps, sync, join, shm,
+             cfg->calibrated ? cfg->config : "built-in", cfg->report[0] ? cfg->report : "-",
+             cfg->dump[0] ? cfg->dump : "-");
 }
 
 /* After PMPI_Init: agree on the configuration and, unless disabled, set up interception

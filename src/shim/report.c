@@ -113,7 +113,10 @@ static void write_config(FILE *f, const shim_config *cfg)
         fputs(", \"node_join_bytes\": \"auto\"", f);
     else
         fprintf(f, ", \"node_join_bytes\": %llu", (unsigned long long)cfg->node_join);
-    fprintf(f, ", \"node_shm\": %d", cfg->node_shm);
+    if (cfg->node_shm == SHIM_NODE_SHM_AUTO)
+        fputs(", \"node_shm\": \"auto\"", f);
+    else
+        fprintf(f, ", \"node_shm\": %d", cfg->node_shm);
     if (cfg->grain)
         fprintf(f, ", \"grain_bytes\": %llu", (unsigned long long)cfg->grain);
     else

@@ -69,14 +69,15 @@ uint64_t shim_prog_staging(const shim_prog *prog, const exec_exchange *x)
 }
 
 /* The window through which node-aggregate's program prog moves its transfers within the node
- * under HRELAY_NODE_SHM=1: *out, filled, or NULL (messages). At the program's first run the
- * node's ranks agree on it (collective over rec's communicator: every rank runs the same
- * program), later runs only look. */
-static const exec_shm *window_of(shim_comm *rec, shim_prog *prog, exec_shm *out)
+ * under HRELAY_NODE_SHM=1, or as its variant PLAN_VARIANT_NODE_WINDOW: *out, filled, or NULL
+ * (messages). At the program's first run so the node's ranks agree on it (collective over
+ * rec's communicator: every rank runs the same program and variant), later runs only look. */
+static const exec_shm *window_of(shim_comm *rec, shim_prog *prog, int variant, exec_shm *out)
 {
     shim_topo *st = &rec->topo;
-    if (!prog || !shim_g.cfg.node_shm || prog->algo != PLAN_ALGO_NODE_AGGREGATE ||
-        prog->shm_ok < 0 || !shim_topo_plan(st))
+    int use = shim_g.cfg.node_shm == 1 || variant == PLAN_VARIANT_NODE_WINDOW;
+    if (!prog || !use || prog->algo != PLAN_ALGO_NODE_AGGREGATE || prog->shm_ok < 0 ||
+        !shim_topo_plan(st))
         return NULL;
     if (prog->shm_ok == 0) {
         uint64_t need = prog->shm.sync ? prog->shm.bytes : UINT64_MAX;
@@ -107,19 +108,26 @@ int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x,
 {
     double t0 = PMPI_Wtime();
     int rc;
+    r->setup_s = 0;
     if (r->algo == PLAN_ALGO_NATIVE) {
         rc = shim_args_pmpi(a);
     } else {
         /* a node plan's steps in flight bound its operations (exec.h), not HRELAY_WINDOW */
-        int window = r->variant && shim_g.cfg.window > SHIM_SMALL_WINDOW ? SHIM_SMALL_WINDOW
-                                                                           : shim_g.cfg.window;
+        int window = r->variant == PLAN_VARIANT_SMALL_WINDOW &&
+                             shim_g.cfg.window > SHIM_SMALL_WINDOW
+                         ? SHIM_SMALL_WINDOW
+                         : shim_g.cfg.window;
         exec_shm shm;
+        const exec_shm *through = window_of(rec, r->prog, r->variant, &shm);
+        double t1 = PMPI_Wtime();
+        r->setup_s = t1 - t0;
+        t0 = t1;
         exec_opts opts = {.window = r->steps ? INT_MAX : window,
                           .steps = r->steps,
                           .tag = SHIM_TAG_PLAN,
                           .sync_steps = r->sync_steps,
                           .sync_starts = r->sync_starts,
-                          .shm = window_of(rec, r->prog, &shm)};
+                          .shm = through};
         rc = exec_self_copy(x, rec->priv);
         if (rc == MPI_SUCCESS)
             rc = exec_view_run(r->view, rec->priv, &opts);
@@ -131,8 +139,11 @@ int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x,
 
 const char *shim_run_name(plan_algo algo, int variant, char *buf, size_t cap)
 {
-    if (!variant)
+    if (variant == PLAN_VARIANT_SMALL_WINDOW)
+        snprintf(buf, cap, "%s/window %d", plan_algo_name(algo), SHIM_SMALL_WINDOW);
+    else if (variant == PLAN_VARIANT_NODE_WINDOW)
+        snprintf(buf, cap, "%s/shared memory", plan_algo_name(algo));
+    else
         return plan_algo_name(algo);
-    snprintf(buf, cap, "%s/window %d", plan_algo_name(algo), SHIM_SMALL_WINDOW);
     return buf;
 }

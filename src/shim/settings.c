@@ -34,6 +34,17 @@ static const char *duplex_word(int i, int *value)
     return names[i];
 }
 
+/* The words of HRELAY_NODE_SHM. */
+static const char *node_shm_word(int i, int *value)
+{
+    static const char *const names[] = {"0", "1", "auto"};
+    static const int values[] = {0, 1, SHIM_NODE_SHM_AUTO};
+    if (i < 0 || i > 2)
+        return NULL;
+    *value = values[i];
+    return names[i];
+}
+
 #define FIELD(f) offsetof(shim_config, f)
 
 const shim_setting shim_settings[] = {
@@ -105,14 +116,14 @@ const shim_setting shim_settings[] = {
              "up to at most this many bytes run as one, without barriers between them; auto: "
              "16 node step prices; 0: a barrier between every two steps"},
     {.name = "HRELAY_NODE_SHM",
-     .type = SHIM_SETTING_INT,
+     .type = SHIM_SETTING_WORD,
      .offset = FIELD(node_shm),
-     .min = 0,
-     .max = 1,
      .def = 0,
+     .word = node_shm_word,
      .help = "node-aggregate: 1 moves the transfers within a node (the gathers and scatters) "
              "through a shared-memory window of the node (MPI_Win_allocate_shared) instead "
-             "of messages, where the node's ranks share memory; 0: messages"},
+             "of messages, where the node's ranks share memory; 0: messages; auto: both are "
+             "candidates of auto, which measures them and keeps the faster"},
     {.name = "HRELAY_VERBOSE",
      .type = SHIM_SETTING_INT,
      .offset = FIELD(verbose),

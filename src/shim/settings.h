@@ -51,6 +51,8 @@ enum {
                                    "Node-level families in the shim") */
     SHIM_NODE_SYNC_AUTO = -1,     /* HRELAY_NODE_SYNC=auto: where the barriers are cheap enough
                                    (shim_topo_sync) */
+    SHIM_NODE_SHM_AUTO = -1,      /* HRELAY_NODE_SHM=auto: node-aggregate through the node's
+                                   window is a variant auto measures (PLAN_VARIANT_NODE_WINDOW) */
     SHIM_NODE_SYNC_SHARE = 8,     /* HRELAY_NODE_SYNC=auto: a node plan's barriers may cost up
                                    to 1 / 8 of its modeled time */
     SHIM_NODE_JOIN_STEPS = 16     /* HRELAY_NODE_JOIN=auto: node step prices (shim_topo_step_bytes)
@@ -84,7 +86,7 @@ typedef struct shim_config {
     int node_steps;             /* HRELAY_NODE_STEPS: node steps in flight (0: HRELAY_WINDOW;
                                    SHIM_NODE_STEPS_AUTO: by the number of nodes) */
     int node_sync;              /* HRELAY_NODE_SYNC: 0, 1, or SHIM_NODE_SYNC_AUTO */
-    int node_shm;               /* HRELAY_NODE_SHM: 0 or 1 */
+    int node_shm;               /* HRELAY_NODE_SHM: 0, 1 or SHIM_NODE_SHM_AUTO */
     uint64_t node_join;         /* HRELAY_NODE_JOIN: bytes, or SHIM_NODE_JOIN_AUTO */
     plan_cost_params cost;      /* HRELAY_CONFIG, HRELAY_ALPHA, HRELAY_BETA, built-in defaults */
     int calibrated;             /* cost came from HRELAY_CONFIG */

@@ -4,7 +4,7 @@
  * ran the same family on every call. tests/mpi/drift.sh runs it under different settings.
  *
  * Usage: drift [--calls N] [--seed S] [--max INTS] [--mode random|sweep|jitter|counts|counts-v]
- *              [--within K]
+ *              [--within K] [--repeat R]
  *   random  every pair's count uniform in [0, INTS] (default 2000), new every call
  *   counts  as random, each call preceded by an MPI_Alltoall of the counts (one int per pair,
  *           from another line: a sample sort's two sites), whose result is checked
@@ -14,6 +14,7 @@
  *   jitter  every pair's count INTS jittered by up to 30 %, new every call (particles)
  *   --within K: only ranks of one group of K consecutive ranks exchange (the others' counts
  *           are 0: an exchange within nodes of K under HRELAY_NODE_SIZE=K)
+ *   --repeat R: each pattern R times in a row (calls k R .. k R + R - 1 have call k's counts)
  * Rank 0 prints "drift: P=N calls=N: FAMILY FAMILY ..." (the family of every call) and
  * "drift: ok" or "drift: FAILED". Exit status 0 only when every result matched and every rank
  * ran the same families. */
@@ -123,7 +124,7 @@ static void exchange(const char *mode, uint64_t seed, int k, int max)
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
-    int me, p, calls = 40, max = 2000;
+    int me, p, calls = 40, max = 2000, repeat = 1;
     uint64_t seed = 1;
     const char *mode = "random";
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
@@ -139,12 +140,14 @@ int main(int argc, char **argv)
             mode = argv[i + 1];
         else if (!strcmp(argv[i], "--within"))
             within = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--repeat"))
+            repeat = atoi(argv[i + 1]);
     }
     const char *(*last)(MPI_Comm) =
         (const char *(*)(MPI_Comm))(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_last_algorithm");
     char *ran = calloc((size_t)calls, NAME), *all = me == 0 ? calloc((size_t)calls * p, NAME) : 0;
     for (int k = 0; k < calls; k++) {
-        exchange(mode, seed, k, max);
+        exchange(mode, seed, repeat > 1 ? k / repeat : k, max);
         const char *name = last ? last(MPI_COMM_WORLD) : NULL;
         snprintf(ran + (size_t)k * NAME, NAME, "%s", name ? name : "-");
     }
