@@ -152,14 +152,22 @@ static int plan_into(shim_comm *rec, shim_slot *s, plan_algo algo, const plan_ma
     return -1;
 }
 
-/* A fixed family (HRELAY_ALGO or hrelay_set_algorithm names one): that family, then direct
- * (node-direct for the node-level families) where the family needs staging (planned only if
- * the staging is over the limit), then native (if planning fails). */
+/* A fixed family (HRELAY_ALGO or hrelay_set_algorithm names one): that family (node-aggregate
+ * under HRELAY_NODE_SHM=auto also through the node's window, both measured by HRELAY_TUNE calls
+ * where exploring is allowed, the faster kept), then direct (node-direct for the node-level
+ * families) where the family needs staging (planned only if the staging is over the limit),
+ * then native (if planning fails). */
 static void decide_fixed(shim_comm *rec, shim_slot *s, plan_algo fixed, const plan_matrix *m,
                          const plan_options *o)
 {
-    if (fixed != PLAN_ALGO_NATIVE && plan_into(rec, s, fixed, m, o) == 0)
-        add_candidate(s, fixed, 0, 0, 0);
+    if (fixed != PLAN_ALGO_NATIVE && plan_into(rec, s, fixed, m, o) == 0) {
+        add_candidate(s, fixed, PLAN_VARIANT_BASE, 0, 0);
+        if (fixed == PLAN_ALGO_NODE_AGGREGATE && shim_g.cfg.node_shm == SHIM_NODE_SHM_AUTO &&
+            shim_g.cfg.budget > 0 && shim_g.cfg.tune > 0) {
+            add_candidate(s, fixed, PLAN_VARIANT_NODE_WINDOW, 0, 0);
+            s->trials = (uint32_t)shim_g.cfg.tune;
+        }
+    }
     if (fixed == PLAN_ALGO_TRANSPOSE || fixed == PLAN_ALGO_FORWARD)
         add_candidate(s, PLAN_ALGO_DIRECT, 0, 1, 0);
     if (plan_algo_is_node(fixed) && fixed != PLAN_ALGO_NODE_DIRECT)
@@ -305,12 +313,14 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
 void shim_decide_choose(const shim_comm *rec, shim_slot *s, uint32_t drop)
 {
     plan_candidate c[PLAN_CHOICE_MAX];
-    int n = 0, fixed = s->facts.request != SHIM_AUTO;
+    int n = 0, request = s->facts.request, fixed = request != SHIM_AUTO;
+    /* a fixed family measured both ways (decide_fixed) that runs: its variants alone */
+    int variants = fixed && s->trials > 0 && !(drop & (1u << request));
     for (int i = 0; i < s->ncand; i++)
-        if (!(drop & (1u << s->cand[i].algo)) || s->cand[i].algo == PLAN_ALGO_NATIVE)
+        if (variants ? s->cand[i].algo == (plan_algo)request
+                     : !(drop & (1u << s->cand[i].algo)) || s->cand[i].algo == PLAN_ALGO_NATIVE)
             c[n++] = s->cand[i];
-    plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin,
-                     fixed ? 0 : s->trials);
+    plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin, s->trials);
     plan_choice_native_seen(&s->choice, rec->native_seen_ps);
     if (rec->topo.nodes > 1)
         plan_choice_network(&s->choice);

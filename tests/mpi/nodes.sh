@@ -135,22 +135,30 @@ done
 # messages (tests/mpi/drift, each of 10 patterns 8 times in a row, every result compared with
 # PMPI's; a calibration where plans look fast, the whole time as exploration budget and one
 # measured call per candidate, so that each new pattern explores a family not measured yet
-# and node-aggregate's pattern explores both ways); HRELAY_NODE_SHM=0 never uses the window
+# and node-aggregate's pattern explores both ways); so does HRELAY_ALGO=node-aggregate (2
+# measured calls each way, nothing else run: each of 2 patterns 12 times); HRELAY_NODE_SHM=0
+# never uses the window
 printf 'native_percent = 1000\nstep_s = 1e-9\n' >"$HR_TMP/plans-win.cfg"
-for nk in "8 4 auto" "7 3 auto" "8 4 0"; do
-    # shellcheck disable=SC2086 # ranks, node size, setting
+for nk in "8 4 auto auto" "7 3 auto auto" "8 4 0 auto" "8 4 auto node-aggregate"; do
+    # shellcheck disable=SC2086 # ranks, node size, setting, family
     set -- $nk
-    hr_run "$1" HRELAY_NODE_SIZE="$2" HRELAY_NODE_SHM="$3" HRELAY_CONFIG="$HR_TMP/plans-win.cfg" \
-        HRELAY_TUNE=1 HRELAY_EXPLORE_BUDGET=100 HRELAY_TUNE_MARGIN=10000 HRELAY_RECHECK=0 \
-        HRELAY_VERBOSE=2 HRELAY_REPORT="$r" -- ./tests/mpi/drift --seed 3 --calls 80 --repeat 8 \
-        >"$HR_TMP/out" 2>"$HR_TMP/err" && grep -q '^drift: ok$' "$HR_TMP/out" ||
-        hr_fail "drift on $1 ranks in nodes of $2, HRELAY_NODE_SHM=$3: $(cat "$HR_TMP/out")"
+    calls="--calls 80 --repeat 8" tune=1
+    [ "$4" = auto ] || calls="--calls 24 --repeat 12" tune=2
+    # shellcheck disable=SC2086 # drift's arguments
+    hr_run "$1" HRELAY_ALGO="$4" HRELAY_NODE_SIZE="$2" HRELAY_NODE_SHM="$3" \
+        HRELAY_CONFIG="$HR_TMP/plans-win.cfg" HRELAY_TUNE=$tune HRELAY_EXPLORE_BUDGET=100 \
+        HRELAY_TUNE_MARGIN=10000 HRELAY_RECHECK=0 HRELAY_VERBOSE=2 HRELAY_REPORT="$r" -- \
+        ./tests/mpi/drift --seed 3 $calls >"$HR_TMP/out" 2>"$HR_TMP/err" &&
+        grep -q '^drift: ok$' "$HR_TMP/out" ||
+        hr_fail "drift on $1 ranks in nodes of $2, HRELAY_NODE_SHM=$3, $4: $(cat "$HR_TMP/out")"
     shm=$(grep -c "ranks: node-aggregate/shared memory (" "$HR_TMP/err")
     base=$(grep -c "ranks: node-aggregate (" "$HR_TMP/err")
     if [ "$3" = auto ]; then
         [ "$shm" -gt 0 ] && [ "$base" -gt 0 ] && [ "$(window_runs)" -gt 0 ] ||
             hr_fail "HRELAY_NODE_SHM=auto, $nk: node-aggregate ran $base times with messages, $shm through the window: $(grep -c . "$HR_TMP/err") lines"
         grep -q '"node_shm": "auto"' "$r" || hr_fail "HRELAY_NODE_SHM=auto not in the report's config"
+        [ "$4" = auto ] || [ $((shm + base)) = 24 ] ||
+            hr_fail "HRELAY_ALGO=$4, HRELAY_NODE_SHM=auto: $base + $shm node-aggregate calls of 24"
     else
         [ "$shm" = 0 ] && [ "$(window_runs)" = 0 ] && [ "$base" -gt 0 ] ||
             hr_fail "HRELAY_NODE_SHM=0, $nk: node-aggregate ran $base times with messages, $shm through the window"
