@@ -1,5 +1,6 @@
 /* A node's shared-memory window (node_window.h). */
 #include <stddef.h>
+#include <string.h>
 
 #include "shim/node_window.h"
 
@@ -32,8 +33,28 @@ void shim_window_free(shim_window *w)
     w->base = NULL;
 }
 
-/* Makes a window of `bytes` on node into w (the lane 0 rank holds the memory). Returns 1 on
- * every rank of node where it succeeded on all of them, else 0 (and w holds none). */
+/* Prepares the new window w of node for its first use: its pages written once and mapped in
+ * every rank, and the node's barrier run, so that a plan's first call through it does not pay
+ * them (on one node at 32 KiB per pair that call's exchange took 0.36 - 0.68 ms where later
+ * ones took 6 us). Collective over node. */
+static void warm(const shim_window *w, MPI_Comm node, int lane)
+{
+    if (lane == 0)
+        memset(w->base, 0, (size_t)w->bytes);
+    PMPI_Win_sync(w->win);
+    PMPI_Barrier(node);
+    PMPI_Win_sync(w->win);
+    volatile const char *page = w->base;
+    char seen = 0;
+    for (uint64_t k = 0; k < w->bytes; k += 4096)
+        seen ^= page[k];
+    (void)seen;
+    PMPI_Barrier(node);
+}
+
+/* Makes a window of `bytes` on node into w (the lane 0 rank holds the memory), ready for use
+ * (warm). Returns 1 on every rank of node where it succeeded on all of them, else 0 (and w
+ * holds none). */
 static int make(shim_window *w, MPI_Comm node, uint64_t bytes)
 {
     int lane, ok = 0;
@@ -56,6 +77,7 @@ static int make(shim_window *w, MPI_Comm node, uint64_t bytes)
     if (all) {
         w->win = win;
         w->bytes = bytes;
+        warm(w, node, lane);
         return 1;
     }
     if (ok)

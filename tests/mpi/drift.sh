@@ -7,7 +7,8 @@
 # site, and nothing is planned), and one too small to explore runs unchecked from its third
 # call on; a tiny MPI_Alltoall of counts before each MPI_Alltoallv of data does not keep the
 # data site from planning, nor starts a run while the data site waits for the exploration
-# budget; under a calibration whose model is more than 30 times wrong about
+# budget; a site whose bytes never leave their nodes starts its unchecked runs at its first
+# call; under a calibration whose model is more than 30 times wrong about
 # plans, the first family that runs stops within three calls; with several ranks per node
 # (HRELAY_NODE_SIZE=K) the node-level families run, and node-direct tried alone takes the
 # node-level metadata path where it is modeled cheaper.

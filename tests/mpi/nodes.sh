@@ -10,7 +10,8 @@
 # the words a rank received: N (N + 1) + P) and the others the P x P gather; HRELAY_NODE_SIZE=1
 # and auto; half duplex; node steps in flight 1 and 0 (the window); synchronised steps, one by
 # one and in groups (HRELAY_NODE_JOIN); node-aggregate through the nodes' shared memory
-# (HRELAY_NODE_SHM=1); the staging fallback to node-direct; the plan cache (hits, a pattern
+# (HRELAY_NODE_SHM=1), and measured against messages (HRELAY_NODE_SHM=auto, under auto and
+# the named family); the staging fallback to node-direct; the plan cache (hits, a pattern
 # changing on one rank, one slot); HRELAY_DUMP writes node plans with their topology (not
 # node-direct's).
 . "${srcdir:-.}/tests/mpi/common.sh"
