@@ -80,14 +80,21 @@ static const exec_shm *window_of(shim_comm *rec, shim_prog *prog, int variant, e
         !shim_topo_plan(st))
         return NULL;
     if (prog->shm_ok == 0) {
+        double t0 = PMPI_Wtime();
         uint64_t need = prog->shm.sync ? prog->shm.bytes : UINT64_MAX;
         int ok = shim_topo_comms(st, rec->priv) == MPI_SUCCESS &&
                  PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_UINT64_T, MPI_MAX, st->node) ==
                      MPI_SUCCESS &&
                  need != UINT64_MAX && need > 0 && shim_window_ensure(&st->window, st->node, need);
         prog->shm_ok = ok ? 1 : -1;
-        shim_log(2, "node-aggregate: transfers within the node %s",
-                 ok ? "through its window" : "as messages");
+        double ms = (PMPI_Wtime() - t0) * 1e3;
+        if (ok)
+            shim_log(2,
+                     "node-aggregate: transfers within the node through its window (%llu "
+                     "bytes; %.3f ms to agree on it, make or grow it and warm it)",
+                     (unsigned long long)st->window.bytes, ms);
+        else
+            shim_log(2, "node-aggregate: transfers within the node as messages (%.3f ms)", ms);
     }
     if (prog->shm_ok < 0 || st->window.bytes < prog->shm.bytes) { /* the window was lost */
         prog->shm_ok = -1;
