@@ -123,7 +123,7 @@ const shim_setting shim_settings[] = {
      .help = "node-aggregate: 1 moves the transfers within a node (the gathers and scatters) "
              "through a shared-memory window of the node (MPI_Win_allocate_shared) instead "
              "of messages, where the node's ranks share memory; 0: messages; auto: both are "
-             "candidates of auto, which measures them and keeps the faster"},
+             "measured (under auto, and under the named node-aggregate) and the faster kept"},
     {.name = "HRELAY_VERBOSE",
      .type = SHIM_SETTING_INT,
      .offset = FIELD(verbose),
