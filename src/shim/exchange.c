@@ -512,11 +512,15 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
                             .first_bar_ps = first_bar};
     rec->last = (int)r->algo;
 
+    /* the site's figures are what the call took, the window's making included (in its
+     * exploring time where the call explored) */
     uint64_t bytes = row_bytes(rec);
-    account(c->site, r->algo, bytes, t, hit, planned, (double)s->model_native_ps * 1e-12,
-            native_estimate(s, r->algo, (double)ps * 1e-12));
-    if (c->site)
+    account(c->site, r->algo, bytes, t + r->setup_s, hit, planned,
+            (double)s->model_native_ps * 1e-12, native_estimate(s, r->algo, (double)ps * 1e-12));
+    if (c->site) {
         c->site->st.explore_calls += (uint64_t)c->explored;
+        c->site->st.explore_s += c->explored ? r->setup_s : 0;
+    }
     char name[48];
     shim_log(2,
              "%s on %d ranks: %s (%s%s), %zu steps, %llu bytes sent and %llu staging bytes on "
