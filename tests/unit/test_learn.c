@@ -304,9 +304,20 @@ START_TEST(learn_ratio_median_and_reach)
     ck_assert_int_eq(plan_learn_class(65535), 7);
     ck_assert_int_eq(plan_learn_class(65536), 8);
     ck_assert_int_eq(plan_learn_class(UINT64_MAX), PLAN_LEARN_CLASSES - 1);
-    /* keys: variants apart, native has one */
+    /* keys: variants apart, native has one; every family's every variant (the small window, the
+     * node's window, the optimistic time before gathering) a key of its own below the
+     * overheads' */
     ck_assert_int_ne(plan_learn_key(PLAN_ALGO_DIRECT, 0), plan_learn_key(PLAN_ALGO_DIRECT, 1));
     ck_assert_int_lt(plan_learn_key(PLAN_ALGO_FORWARD, 1), PLAN_LEARN_HIT);
+    int seen[PLAN_LEARN_HIT] = {0};
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
+        for (int v = 0; v < PLAN_LEARN_VARIANTS; v++) {
+            int k = plan_learn_key((plan_algo)a, v);
+            ck_assert_int_ge(k, 0);
+            ck_assert_int_lt(k, PLAN_LEARN_HIT);
+            ck_assert_int_eq(seen[k]++, 0);
+        }
+    ck_assert_int_ne(PLAN_VARIANT_NODE_WINDOW, PLAN_LEARN_BEFORE);
     free(l);
 }
 END_TEST
@@ -1069,6 +1080,43 @@ START_TEST(forecast_corrects_the_optimistic_time)
 }
 END_TEST
 
+/* A gathered plan's time per variant: as configured by the family's plan correction, the
+ * small window by its own, node-aggregate through the node's window by its own; borrowed (the
+ * family's, with the safety margin) while that variant is not measured. */
+START_TEST(forecast_corrects_each_variant)
+{
+    const plan_algo a = PLAN_ALGO_NODE_AGGREGATE;
+    const uint64_t model = 1000000;
+    plan_forecast f;
+    memset(&f, 0, sizeof f);
+    f.reuse = 1;
+    f.ratio_plan[a] = PLAN_LEARN_ONE;
+    f.state_plan[a] = PLAN_LEARN_KNOWN;
+    f.ratio_small[a] = 3 * PLAN_LEARN_ONE;
+    f.state_small[a] = PLAN_LEARN_KNOWN;
+    f.ratio_node_window = 2 * PLAN_LEARN_ONE;
+    f.state_node_window = PLAN_LEARN_KNOWN;
+    ck_assert_uint_eq(plan_forecast_plan(&f, a, PLAN_VARIANT_BASE, model, 0, 0, 0), model);
+    ck_assert_uint_eq(plan_forecast_plan(&f, a, PLAN_VARIANT_SMALL_WINDOW, model, 0, 0, 0),
+                      3 * model);
+    ck_assert_uint_eq(plan_forecast_plan(&f, a, PLAN_VARIANT_NODE_WINDOW, model, 0, 0, 0),
+                      2 * model);
+    ck_assert(!plan_forecast_borrowed(&f, a, PLAN_VARIANT_NODE_WINDOW));
+    /* the node's window is node-aggregate's alone: another family's is its plan's, unmeasured */
+    f.ratio_plan[PLAN_ALGO_NODE_DIRECT] = PLAN_LEARN_ONE;
+    f.state_plan[PLAN_ALGO_NODE_DIRECT] = PLAN_LEARN_UNKNOWN;
+    ck_assert_uint_eq(plan_forecast_plan(&f, PLAN_ALGO_NODE_DIRECT, PLAN_VARIANT_NODE_WINDOW, model,
+                                         0, 0, 0),
+                      model + model * PLAN_FORECAST_SAFETY / 100);
+    f.state_node_window = PLAN_LEARN_UNKNOWN;
+    ck_assert(!plan_forecast_borrowed(&f, a, PLAN_VARIANT_NODE_WINDOW)); /* its plan's is known */
+    f.state_plan[a] = PLAN_LEARN_UNKNOWN;
+    ck_assert(plan_forecast_borrowed(&f, a, PLAN_VARIANT_NODE_WINDOW));
+    ck_assert_uint_eq(plan_forecast_plan(&f, a, PLAN_VARIANT_NODE_WINDOW, model, 0, 0, 0),
+                      2 * model + 2 * model * PLAN_FORECAST_SAFETY / 100);
+}
+END_TEST
+
 START_TEST(forecast_reexplores_stale_family)
 {
     /* direct measured once 10 times slower than its model (an unlucky call) at a site where
@@ -1637,6 +1685,7 @@ int main(void)
     tcase_add_test(props, forecast_explore_cost_counts_agreements);
     tcase_add_test(props, forecast_explore_cost_counts_the_setup);
     tcase_add_test(props, forecast_corrects_the_optimistic_time);
+    tcase_add_test(props, forecast_corrects_each_variant);
     tcase_add_test(props, summary_optimistic_is_a_lower_bound);
     tcase_add_test(props, summary_finds_mismatched_receives);
     tcase_add_test(props, summary_node_figures);
