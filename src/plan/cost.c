@@ -20,7 +20,9 @@ plan_cost_params plan_cost_defaults(void)
                               .throttle = 32,
                               .plan_ps = 10000,
                               .local_alpha_ps = 1000000,
-                              .local_beta_fs = 100000};
+                              .local_beta_fs = 100000,
+                              .window_make_ps = 5000000000,
+                              .window_make_fs = 4000000};
 }
 
 /* ceil(log2(p)) for p >= 1. */
@@ -290,11 +292,13 @@ static const field fields[] = {
     {"plan_s_per_unit", offsetof(plan_cost_params, plan_ps), 0, 1e12, 0, 1e-3},
     {"local_alpha_s", offsetof(plan_cost_params, local_alpha_ps), 0, 1e12, 0, 1},
     {"local_beta_s_per_byte", offsetof(plan_cost_params, local_beta_fs), 0, 1e15, 1e-15, 1e-3},
+    {"window_make_s", offsetof(plan_cost_params, window_make_ps), 0, 1e12, 0, 1e4},
+    {"window_make_s_per_byte", offsetof(plan_cost_params, window_make_fs), 0, 1e15, 0, 1e-3},
 };
 /* Indexes of the NIC figures the on-node ones default from, and of those (see fields). */
 enum { F_ALPHA = 0, F_BETA = 2, F_LOCAL_ALPHA = 8, F_LOCAL_BETA = 9 };
 enum { NFIELDS = sizeof fields / sizeof fields[0] };
-_Static_assert(F_LOCAL_BETA + 1 == NFIELDS, "the on-node figures are the last fields");
+_Static_assert(F_LOCAL_BETA + 3 == NFIELDS, "the on-node figures, then the node window's");
 
 /* Stores file value v of field f into c. */
 static void store(plan_cost_params *c, const field *f, double v)

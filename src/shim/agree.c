@@ -13,12 +13,13 @@ _Static_assert(SHIM_CACHE_MAX <= 64, "the agreement's slot word has 64 bits");
 
 /* The words: their ranges in the order AND, SUM, MAX (agree.h), then the blocks (MAX). */
 enum {
-    W_WORDS = 0, /* AND: the length of the element (the same on every rank) */
-    W_SLOTS,     /* AND: slot bits */
-    W_FLAGS,     /* AND: the flags below */
-    W_SUM = SHIM_AGREE_AND,              /* SUM: the summary's sum words */
+    W_WORDS = 0,            /* AND: the length of the element (the same on every rank) */
+    W_SLOTS,                /* AND: slot bits */
+    W_FLAGS,                /* AND: the flags below */
+    W_SUM = SHIM_AGREE_AND, /* SUM: the summary's sum words */
     W_PREV_EXEC = W_SUM + SHIM_AGREE_SUM, /* MAX */
     W_PREV_WHOLE,
+    W_PREV_SETUP,
     W_PREPARED_HI, /* 1 + the slot prepared, 0 for none */
     W_PREPARED_LO, /* SHIM_CACHE_MAX - the slot prepared, 0 for none */
     W_SITE_HI,     /* 1 + the site, 0 for none */
@@ -67,6 +68,7 @@ void shim_agree_pack(const shim_agreement *a, uint64_t *w)
     memcpy(w + W_SUM, s->sum, sizeof s->sum);
     w[W_PREV_EXEC] = a->timed ? a->prev_exec_ps : 0;
     w[W_PREV_WHOLE] = a->timed ? a->prev_whole_ps : 0;
+    w[W_PREV_SETUP] = a->timed ? a->prev_setup_ps : 0;
     put_index(w + W_PREPARED_HI, a->prepared, SHIM_CACHE_MAX);
     put_index(w + W_SITE_HI, (uint64_t)a->site < SITE_LIMIT ? a->site : -1, SITE_LIMIT);
     w[W_UNCHECKED] = a->unchecked;
@@ -88,6 +90,7 @@ void shim_agree_unpack(const uint64_t *w, shim_agreement *a)
     memcpy(s->sum, w + W_SUM, sizeof s->sum);
     a->prev_exec_ps = w[W_PREV_EXEC];
     a->prev_whole_ps = w[W_PREV_WHOLE];
+    a->prev_setup_ps = w[W_PREV_SETUP];
     a->prepared = get_index(w + W_PREPARED_HI, SHIM_CACHE_MAX);
     a->site = get_index(w + W_SITE_HI, SITE_LIMIT);
     a->unchecked = w[W_UNCHECKED];

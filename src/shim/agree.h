@@ -26,7 +26,8 @@ typedef struct shim_agreement {
     uint64_t prev_exec_ps;  /* this rank's time of the previous agreed call's exchange (the
                                plan's self-copy and run, or MPI's call); after: the slowest's */
     uint64_t prev_whole_ps; /* and of that whole call (agreements, gather, planning
-                               included) */
+                               included; the node window's making not) */
+    uint64_t prev_setup_ps; /* and of the node window's making in it (0: none made) */
     int prepared;     /* the slot this rank prepared a run for, -1 for none; after: the slot
                          every rank that prepared one prepared, or -1 if they differ (or none
                          did) */
@@ -48,7 +49,7 @@ typedef struct shim_agreement {
 enum {
     SHIM_AGREE_AND = 3, /* the length, the slots, the flags */
     SHIM_AGREE_SUM = PLAN_SUMMARY_SUM,
-    SHIM_AGREE_MAX = 7 + PLAN_SUMMARY_MAX, /* two times, `prepared` and `site` twice each
+    SHIM_AGREE_MAX = 8 + PLAN_SUMMARY_MAX, /* three times, `prepared` and `site` twice each
                                               (1 + index, LIMIT - index), `unchecked`, the
                                               summary's max words */
     SHIM_AGREE_FIXED = SHIM_AGREE_AND + SHIM_AGREE_SUM + SHIM_AGREE_MAX

@@ -74,6 +74,7 @@ void shim_slot_share(shim_slot *s, const shim_slot *src)
     s->choice = src->choice;
     s->model_native_ps = src->model_native_ps;
     s->overhead_ps = src->overhead_ps;
+    s->window_make_ps = src->window_make_ps;
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
         if ((s->prog[a] = src->prog[a]))
             s->prog[a]->refs++;

@@ -25,7 +25,8 @@ enum { SHIM_HISTORY_SITES = 8 };
 typedef struct shim_prev {
     int timed;         /* this rank measured it; else nothing is learned from it */
     uint64_t exec_ps;  /* its exchange: the plan's self-copy and run, or MPI's call */
-    uint64_t whole_ps; /* the whole call */
+    uint64_t whole_ps; /* the whole call but the node window's making */
+    uint64_t setup_ps; /* the node window's making in it (0: none made) */
     int slot;          /* the cache slot whose choice it measured, -1: none */
     uint64_t gen;      /* that slot's filling */
     plan_algo algo;    /* what ran */
@@ -91,6 +92,8 @@ typedef struct shim_comm {
                               the record's) */
     plan_history *hist;    /* what the communicator learned (part of the record) */
     plan_budget budget;    /* what its calls and exploring cost */
+    uint64_t window_made_ps; /* the slowest rank's longest making of its node's window so far
+                              (agreed at the call after one: 0 until then) */
     plan_history *site_hist[SHIM_HISTORY_SITES]; /* per agreed site index, created on first
                               use; agreed: all ranks have it or none uses it */
     unsigned char site_off[SHIM_HISTORY_SITES]; /* a rank could not create it: not used */

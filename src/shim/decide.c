@@ -270,6 +270,7 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
     s->model_native_ps =
         nodes ? plan_cost_topo_native(m, kind, nodes, cost) : plan_cost_native(m, kind, cost);
     s->overhead_ps = 2 * agree + gather;
+    s->window_make_ps = shim_window_make_estimate(rec);
     s->trials = 0;
     if (s->facts.request != SHIM_AUTO || !fc) {
         decide_fixed(rec, s, s->facts.request != SHIM_AUTO ? (plan_algo)s->facts.request

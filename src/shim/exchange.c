@@ -279,6 +279,13 @@ static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explor
         (cur.algo == best->algo && cur.variant == best->variant))
         return cur;
     plan_wait w = plan_choice_explore_wait(ch, &cur);
+    /* the node's window, not made yet on the communicator, is made by exploring it (a window
+     * grown later is charged to the budget when measured) */
+    if (cur.algo == PLAN_ALGO_NODE_AGGREGATE && cur.variant == PLAN_VARIANT_NODE_WINDOW &&
+        !rec->window_made_ps) {
+        uint64_t pred = w.pred_ps + s->window_make_ps;
+        w.pred_ps = pred >= w.pred_ps ? pred : UINT64_MAX; /* its risk as it was */
+    }
     *waiting = !plan_choice_unjudged(ch) &&
                !plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget);
     if (*waiting) {
@@ -382,6 +389,7 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
                            .history = shim_history_ready(rec, idx),
                            .prev_exec_ps = rec->prev.exec_ps,
                            .prev_whole_ps = rec->prev.whole_ps,
+                           .prev_setup_ps = rec->prev.setup_ps,
                            .prepared = c->run.slot,
                            .site = idx <= INT_MAX ? (int)idx : -1,
                            .unchecked = site_unchecked(c->site),
@@ -495,6 +503,7 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
     rec->prev = (shim_prev){.timed = 1,
                             .exec_ps = ps,
                             .whole_ps = (uint64_t)(t * 1e12),
+                            .setup_ps = (uint64_t)(r->setup_s * 1e12),
                             .slot = hit || first_bar ? si : -1,
                             .gen = s->gen,
                             .algo = r->algo,

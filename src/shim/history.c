@@ -61,12 +61,16 @@ void shim_history_update(shim_comm *rec, const shim_agreement *ag, plan_history 
         if (h)
             learn(h, pv, exec, whole);
         learn(rec->hist, pv, exec, whole);
-        plan_budget_cost(&rec->budget, whole, pv->algo == PLAN_ALGO_NATIVE ? exec : 0,
-                         pv->explored, pv->best_ps);
+        /* the node window's making, out of what the choice measures, is charged here */
+        uint64_t cost = whole + ag->prev_setup_ps;
+        plan_budget_cost(&rec->budget, cost >= whole ? cost : UINT64_MAX,
+                         pv->algo == PLAN_ALGO_NATIVE ? exec : 0, pv->explored, pv->best_ps);
         if (pv->explored && whole > pv->best_ps && pv->site >= 0 &&
             (size_t)pv->site < rec->sites.n)
             rec->sites.site[pv->site].st.explore_s += (double)(whole - pv->best_ps) * 1e-12;
     }
+    if (ag->timed && ag->prev_setup_ps > rec->window_made_ps)
+        rec->window_made_ps = ag->prev_setup_ps;
     pv->timed = 0;
     uint64_t unchecked = rec->calls - rec->last_agreed - 1;
     plan_budget_unchecked(&rec->budget, unchecked);
@@ -74,6 +78,15 @@ void shim_history_update(shim_comm *rec, const shim_agreement *ag, plan_history 
     if (site)
         plan_history_calls(site, news, ag->unchecked);
     rec->last_agreed = rec->calls;
+}
+
+uint64_t shim_window_make_estimate(const shim_comm *rec)
+{
+    unsigned __int128 bytes = (unsigned __int128)rec->summary.max[PLAN_SUMMARY_LOAD_FULL] *
+                              (uint64_t)(rec->topo.lanes_max > 0 ? rec->topo.lanes_max : 1),
+                      ps = shim_g.cfg.cost.window_make_ps +
+                           bytes * shim_g.cfg.cost.window_make_fs / 1000;
+    return ps > UINT64_MAX ? UINT64_MAX : (uint64_t)ps;
 }
 
 void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history *site,

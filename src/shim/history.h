@@ -47,6 +47,12 @@ plan_history *shim_history_of(shim_comm *rec, const shim_agreement *ag);
 void shim_history_update(shim_comm *rec, const shim_agreement *ag, plan_history *site,
                          int news);
 
+/* After the agreement: what making a node's window for the call is estimated to cost, from
+ * agreed figures: the cost model's window_make_ps, and its window_make_fs for every byte that
+ * the busiest rank of the agreed summary in rec->summary moves, times the most ranks on a
+ * node. */
+uint64_t shim_window_make_estimate(const shim_comm *rec);
+
 /* The forecast of call c (auto, arguments fine everywhere) from the agreed summary in
  * rec->summary, its site's history (or NULL) and the communicator's. */
 void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history *site,

@@ -71,9 +71,13 @@ uint64_t shim_prog_staging(const shim_prog *prog, const exec_exchange *x)
 /* The window through which node-aggregate's program prog moves its transfers within the node
  * under HRELAY_NODE_SHM=1, or as its variant PLAN_VARIANT_NODE_WINDOW: *out, filled, or NULL
  * (messages). At the program's first run so the node's ranks agree on it (collective over
- * rec's communicator: every rank runs the same program and variant), later runs only look. */
-static const exec_shm *window_of(shim_comm *rec, shim_prog *prog, int variant, exec_shm *out)
+ * rec's communicator: every rank runs the same program and variant), later runs only look;
+ * *setup_s receives the seconds the first run spent agreeing on the window and making, growing
+ * and warming it (0 at later runs and where no window is used). */
+static const exec_shm *window_of(shim_comm *rec, shim_prog *prog, int variant, exec_shm *out,
+                                 double *setup_s)
 {
+    *setup_s = 0;
     shim_topo *st = &rec->topo;
     int use = shim_g.cfg.node_shm == 1 || variant == PLAN_VARIANT_NODE_WINDOW;
     if (!prog || !use || prog->algo != PLAN_ALGO_NODE_AGGREGATE || prog->shm_ok < 0 ||
@@ -87,7 +91,8 @@ static const exec_shm *window_of(shim_comm *rec, shim_prog *prog, int variant, e
                      MPI_SUCCESS &&
                  need != UINT64_MAX && need > 0 && shim_window_ensure(&st->window, st->node, need);
         prog->shm_ok = ok ? 1 : -1;
-        double ms = (PMPI_Wtime() - t0) * 1e3;
+        *setup_s = PMPI_Wtime() - t0;
+        double ms = *setup_s * 1e3;
         if (ok)
             shim_log(2,
                      "node-aggregate: transfers within the node through its window (%llu "
@@ -125,10 +130,8 @@ int shim_run_execute(const shim_args *a, shim_comm *rec, const exec_exchange *x,
                          ? SHIM_SMALL_WINDOW
                          : shim_g.cfg.window;
         exec_shm shm;
-        const exec_shm *through = window_of(rec, r->prog, r->variant, &shm);
-        double t1 = PMPI_Wtime();
-        r->setup_s = t1 - t0;
-        t0 = t1;
+        const exec_shm *through = window_of(rec, r->prog, r->variant, &shm, &r->setup_s);
+        t0 += r->setup_s;
         exec_opts opts = {.window = r->steps ? INT_MAX : window,
                           .steps = r->steps,
                           .tag = SHIM_TAG_PLAN,

@@ -17,6 +17,7 @@
  *   gap_s            per further message of a burst of 32 small nonblocking sends (first
  *                    lanes)
  *   local_alpha_s, local_beta_s_per_byte   the same ping-pongs between on-node pairs
+ *   window_make_s, window_make_s_per_byte  not measured: the built-in values
  * With one node, its on-node pairs measure every figure (there is no NIC); with one rank per
  * node, the on-node figures are not measured (alpha / 5, beta / 10). Then, on all ranks:
  *   step_s           per step of hrelay's executor running a plan of 8-byte steps whose
@@ -74,8 +75,9 @@ static void usage(FILE *f)
             "      --version      print the version and exit\n"
             "\n"
             "The file holds: alpha_s, gap_s, beta_s_per_byte, duplex_percent, step_s,\n"
-            "native_percent, throttle, plan_s_per_unit, local_alpha_s, local_beta_s_per_byte\n"
-            "(see README \"Calibration\").\n"
+            "native_percent, throttle, plan_s_per_unit, local_alpha_s, local_beta_s_per_byte,\n"
+            "window_make_s, window_make_s_per_byte (the last two not measured: the built-in\n"
+            "values) (see README \"Calibration\").\n"
             "Exit status: 0 on success, 1 if measuring or writing failed, 2 for usage errors.\n",
             prog);
 }
