@@ -92,8 +92,8 @@ typedef struct shim_comm {
                               the record's) */
     plan_history *hist;    /* what the communicator learned (part of the record) */
     plan_budget budget;    /* what its calls and exploring cost */
-    uint64_t window_made_ps; /* the slowest rank's longest making of its node's window so far
-                              (agreed at the call after one: 0 until then) */
+    int window_made;       /* a node's window was made on it (agreed at the call after the
+                              making: 0 until then) */
     plan_history *site_hist[SHIM_HISTORY_SITES]; /* per agreed site index, created on first
                               use; agreed: all ranks have it or none uses it */
     unsigned char site_off[SHIM_HISTORY_SITES]; /* a rank could not create it: not used */

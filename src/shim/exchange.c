@@ -282,7 +282,7 @@ static plan_candidate pick(const shim_comm *rec, const shim_slot *s, int *explor
     /* the node's window, not made yet on the communicator, is made by exploring it (a window
      * grown later is charged to the budget when measured) */
     if (cur.algo == PLAN_ALGO_NODE_AGGREGATE && cur.variant == PLAN_VARIANT_NODE_WINDOW &&
-        !rec->window_made_ps) {
+        !rec->window_made) {
         uint64_t pred = w.pred_ps + s->window_make_ps;
         w.pred_ps = pred >= w.pred_ps ? pred : UINT64_MAX; /* its risk as it was */
     }

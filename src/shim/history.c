@@ -69,8 +69,7 @@ void shim_history_update(shim_comm *rec, const shim_agreement *ag, plan_history 
             (size_t)pv->site < rec->sites.n)
             rec->sites.site[pv->site].st.explore_s += (double)(whole - pv->best_ps) * 1e-12;
     }
-    if (ag->timed && ag->prev_setup_ps > rec->window_made_ps)
-        rec->window_made_ps = ag->prev_setup_ps;
+    rec->window_made |= ag->timed && ag->prev_setup_ps > 0;
     pv->timed = 0;
     uint64_t unchecked = rec->calls - rec->last_agreed - 1;
     plan_budget_unchecked(&rec->budget, unchecked);
