@@ -15,4 +15,5 @@ libhrelay_exec_la_SOURCES = \
 	src/exec/post.c \
 	src/exec/run.c \
 	src/exec/shm.c \
+	src/exec/node_window.h src/exec/node_window.c \
 	src/exec/copy.c

@@ -39,7 +39,6 @@ libhrelay_la_SOURCES = \
 	src/shim/dump.h src/shim/dump.c \
 	src/shim/report.h src/shim/report.c \
 	src/shim/topo.h src/shim/topo.c \
-	src/shim/node_window.h src/shim/node_window.c \
 	src/shim/comm_summary.h src/shim/comm_summary.c \
 	src/shim/node_gather.h src/shim/node_gather.c \
 	src/shim/fortran.h

@@ -89,7 +89,7 @@ static const exec_shm *window_of(shim_comm *rec, shim_prog *prog, int variant, e
         int ok = shim_topo_comms(st, rec->priv) == MPI_SUCCESS &&
                  PMPI_Allreduce(MPI_IN_PLACE, &need, 1, MPI_UINT64_T, MPI_MAX, st->node) ==
                      MPI_SUCCESS &&
-                 need != UINT64_MAX && need > 0 && shim_window_ensure(&st->window, st->node, need);
+                 need != UINT64_MAX && need > 0 && exec_window_ensure(&st->window, st->node, need);
         prog->shm_ok = ok ? 1 : -1;
         *setup_s = PMPI_Wtime() - t0;
         double ms = *setup_s * 1e3;

@@ -214,7 +214,7 @@ uint64_t shim_topo_join_bytes(int p)
 void shim_topo_free(shim_topo *st)
 {
     /* a zero-initialised st holds handles that are neither communicators nor MPI_COMM_NULL */
-    shim_window_free(&st->window);
+    exec_window_free(&st->window);
     if (st->node && st->node != MPI_COMM_NULL)
         PMPI_Comm_free(&st->node);
     if (st->leaders && st->leaders != MPI_COMM_NULL)

@@ -7,9 +7,9 @@
 #include <mpi.h>
 #include <stdint.h>
 
+#include "exec/node_window.h"
 #include "plan/plan.h"
 #include "plan/topo.h"
-#include "shim/node_window.h"
 
 /* A communicator's topology. Every field is the same on every rank of the communicator
  * (agreed at creation), but for the communicators, which are each rank's own handles. */
@@ -26,7 +26,7 @@ typedef struct shim_topo {
     uint64_t node_patterns; /* new patterns whose metadata was exchanged at node level */
     uint64_t *meta;         /* a new pattern's node-level metadata (node_gather.c), allocated at
                                the first one */
-    shim_window window;     /* node's shared memory for node-aggregate (HRELAY_NODE_SHM) */
+    exec_window window;     /* node's shared memory for node-aggregate (HRELAY_NODE_SHM) */
 } shim_topo;
 
 /* Finds the topology of comm (collective over it; p ranks, this one `rank`) under

@@ -17,9 +17,13 @@
  *   gap_s            per further message of a burst of 32 small nonblocking sends (first
  *                    lanes)
  *   local_alpha_s, local_beta_s_per_byte   the same ping-pongs between on-node pairs
- *   window_make_s, window_make_s_per_byte  not measured: the built-in values
+ *   window_make_s, window_make_s_per_byte  making a node's shared-memory window as
+ *                    node-aggregate does (exec/node_window.h), on every node at once: per
+ *                    byte between 64 KiB and --size x the most ranks per node (median of at
+ *                    most WINDOW_REPS each), fixed the process's first window beyond that
  * With one node, its on-node pairs measure every figure (there is no NIC); with one rank per
- * node, the on-node figures are not measured (alpha / 5, beta / 10). Then, on all ranks:
+ * node, the on-node figures are not measured (alpha / 5, beta / 10), nor the window's (the
+ * built-in values; also where a node's ranks share no memory). Then, on all ranks:
  *   step_s           per step of hrelay's executor running a plan of 8-byte steps whose
  *                    partners change every step (window EXEC_DEFAULT_WINDOW)
  *   native_percent   MPI_Alltoallv of --size bytes per rank, uniform, against the model's
@@ -35,6 +39,7 @@
 #include <time.h>
 
 #include "exec/exec.h"
+#include "exec/node_window.h"
 #include "hrelay.h"
 #include "plan/cost.h"
 #include "plan/families.h"
@@ -76,8 +81,9 @@ static void usage(FILE *f)
             "\n"
             "The file holds: alpha_s, gap_s, beta_s_per_byte, duplex_percent, step_s,\n"
             "native_percent, throttle, plan_s_per_unit, local_alpha_s, local_beta_s_per_byte,\n"
-            "window_make_s, window_make_s_per_byte (the last two not measured: the built-in\n"
-            "values) (see README \"Calibration\").\n"
+            "window_make_s, window_make_s_per_byte (see README \"Calibration\"). With one rank\n"
+            "per node the on-node figures are not measured (alpha / 5, beta / 10), nor the\n"
+            "window's making (the built-in values; also where a node's ranks share no memory).\n"
             "Exit status: 0 on success, 1 if measuring or writing failed, 2 for usage errors.\n",
             prog);
 }
@@ -483,7 +489,11 @@ static void pair_list(const int *partner, int p, char *buf, size_t cap)
 typedef struct figures {
     double alpha, big, beta, both, duplex, gap, local_alpha, local_beta, step, native,
         native_pct, plan_unit;
+    double window_make, window_per_byte;           /* s, s per byte of the window */
+    double window_first, window_small, window_big; /* measured making (s) ... */
+    uint64_t window_small_bytes, window_big_bytes; /* ... of windows of these sizes */
     int local_measured;
+    int window_why; /* 0: measured; 1: one rank per node; 2: a node's ranks share no memory */
     long throttle;
 } figures;
 
@@ -526,6 +536,78 @@ static void measure_local(const pairs *q, const options *o, char *sbuf, int rank
     }
 }
 
+/* Repetitions of each window size at most (making a window of 8 MiB took about 50 ms on two
+ * ranks of one machine, and up to seconds with 4 ranks per node oversubscribed), and the
+ * smaller window's size. */
+enum { WINDOW_REPS = 5, WINDOW_SMALL = 64 << 10 };
+
+/* The time to make a window of `bytes` on node as node-aggregate's first run does (the node's
+ * agreement on its size, then exec_window_ensure: the memory check, MPI_Win_allocate_shared and
+ * warming), freed again after each: the slowest rank's median of reps, or -1 where some node
+ * could not make it. Collective. */
+static double window_time(MPI_Comm node, uint64_t bytes, int reps)
+{
+    double *t = calloc((size_t)reps, sizeof *t);
+    need(t != NULL, "malloc");
+    int ok = 1;
+    for (int r = 0; r < reps; r++) {
+        PMPI_Barrier(MPI_COMM_WORLD);
+        double t0 = PMPI_Wtime();
+        uint64_t size = bytes;
+        exec_window w = {0};
+        int made = PMPI_Allreduce(MPI_IN_PLACE, &size, 1, MPI_UINT64_T, MPI_MAX, node) ==
+                       MPI_SUCCESS &&
+                   exec_window_ensure(&w, node, size);
+        t[r] = PMPI_Wtime() - t0;
+        exec_window_free(&w);
+        ok &= made;
+    }
+    PMPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    double med = slowest(median(t, reps));
+    free(t);
+    return ok ? med : -1;
+}
+
+/* The making of a node's window: per byte, the slope between its times at two sizes, the
+ * smaller one at most WINDOW_SMALL and the larger --size x the most ranks per node (the shim's
+ * estimate takes the busiest rank's bytes times that); fixed, what the process's first window
+ * (of the smaller size) took beyond that, for a communicator's window is mostly its process's
+ * first (on 2 ranks of one machine 4.4 ms, later ones 0.6 ms); the built-in values where no
+ * node has two ranks or a node's ranks share no memory. Collective. */
+static void measure_window(const plan_topo *t, const pairs *q, const options *o, int rank,
+                           figures *f)
+{
+    plan_cost_params d = plan_cost_defaults();
+    f->window_make = (double)d.window_make_ps * 1e-12;
+    f->window_per_byte = (double)d.window_make_fs * 1e-15;
+    f->window_why = 1;
+    if (!q->have_local)
+        return;
+    MPI_Comm node;
+    need(PMPI_Comm_split(MPI_COMM_WORLD, t->node_of[rank], rank, &node) == MPI_SUCCESS,
+         "MPI_Comm_split");
+    PMPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+    int reps = o->reps < WINDOW_REPS ? o->reps : WINDOW_REPS;
+    uint64_t big = (uint64_t)o->size * (uint64_t)plan_topo_max_lanes(t);
+    uint64_t small = big / 2 < WINDOW_SMALL ? big / 2 : WINDOW_SMALL;
+    double first_s = window_time(node, small, 1);
+    double small_s = window_time(node, small, reps), big_s = window_time(node, big, reps);
+    PMPI_Comm_free(&node);
+    f->window_why = 2;
+    if (first_s < 0 || small_s < 0 || big_s < 0)
+        return;
+    f->window_why = 0;
+    f->window_first = first_s;
+    f->window_small = small_s;
+    f->window_big = big_s;
+    f->window_small_bytes = small;
+    f->window_big_bytes = big;
+    double per = (big_s - small_s) / (double)(big - small);
+    f->window_per_byte = per > 0 ? per : 0;
+    double fixed = first_s - f->window_per_byte * (double)small;
+    f->window_make = fixed > 0 ? fixed : 0;
+}
+
 /* MPI's all-at-once penalty: a uniform MPI_Alltoallv against the busiest NIC's off-node bytes
  * at beta (one node: a rank's received bytes). Collective. */
 static void measure_native(const plan_topo *t, const pairs *q, const options *o, int p,
@@ -540,6 +622,21 @@ static void measure_native(const plan_topo *t, const pairs *q, const options *o,
     }
     double mpi_fixed = f->alpha + f->gap * (2.0 * (p - 1) - 1);
     f->native_pct = clamp(100.0 * ((f->native - mpi_fixed) / (f->beta * volume) - 1), 0, 1000);
+}
+
+/* What measured the window's figures, or why they were not measured, into buf. */
+static void window_note(const figures *f, char *buf, size_t cap)
+{
+    if (f->window_why == 0)
+        snprintf(buf, cap,
+                 "the first at %llu bytes in %.3g s, then at %llu bytes in %.3g s, at "
+                 "%llu bytes in %.3g s",
+                 (unsigned long long)f->window_small_bytes, f->window_first,
+                 (unsigned long long)f->window_small_bytes, f->window_small,
+                 (unsigned long long)f->window_big_bytes, f->window_big);
+    else
+        snprintf(buf, cap, "not measured: built-in (%s)",
+                 f->window_why == 1 ? "one rank per node" : "a node's ranks share no memory");
 }
 
 /* Rank 0: the calibration file (figures, and in its comments what measured them). Returns 0,
@@ -564,6 +661,12 @@ static int write_file(const options *o, const figures *f, const char *nic_pairs,
         c.local_alpha_ps = plan_cost_local_alpha(c.alpha_ps);
         c.local_beta_fs = plan_cost_local_beta(c.beta_fs);
     }
+    if (f->window_why == 0) {
+        c.window_make_ps = (uint64_t)(f->window_make * 1e12 + 0.5);
+        c.window_make_fs = (uint64_t)(f->window_per_byte * 1e15 + 0.5);
+    }
+    char windows[256];
+    window_note(f, windows, sizeof windows);
     char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "", when[64];
     int len = 0;
     PMPI_Get_library_version(lib, &len);
@@ -580,9 +683,10 @@ static int write_file(const options *o, const figures *f, const char *nic_pairs,
             "# size %ld bytes, %d repetitions; measured: ping-pong 8 B %.3g s, %ld B "
             "%.3g s, exchange %.3g s, executor step %.3g s, MPI_Alltoallv %.3g s\n"
             "# NIC pairs (alpha_s, gap_s, beta_s_per_byte, duplex_percent): %s\n"
-            "# on-node pairs (local_alpha_s, local_beta_s_per_byte): %s\n",
-            prog, HRELAY_VERSION_STRING, p, nodes, when, lib, o->size, o->reps, f->alpha,
-            o->size, f->big, f->both, f->step, f->native, nic_pairs, local_pairs);
+            "# on-node pairs (local_alpha_s, local_beta_s_per_byte): %s\n"
+            "# node windows (window_make_s, window_make_s_per_byte): %s\n",
+            prog, HRELAY_VERSION_STRING, p, nodes, when, lib, o->size, o->reps, f->alpha, o->size,
+            f->big, f->both, f->step, f->native, nic_pairs, local_pairs, windows);
     int status = plan_cost_write(out, &c) != 0;
     status |= fclose(out) != 0;
     if (status)
@@ -606,6 +710,10 @@ static void print_figures(const options *o, const figures *f, const char *nic_pa
            f->local_measured ? "on-node 8-byte ping-pong" : "not measured: alpha / 5");
     printf("  local beta      %.3g s/byte (%s)\n", f->local_beta,
            f->local_measured ? "on-node ping-pong" : "not measured: beta / 10");
+    char windows[256];
+    window_note(f, windows, sizeof windows);
+    printf("  window making   %.3g s + %.3g s/byte (%s)\n", f->window_make, f->window_per_byte,
+           windows);
     printf("  step            %.3g s per executor step (window %d)\n", f->step,
            EXEC_DEFAULT_WINDOW);
     printf("  native penalty  %.0f %% (MPI_Alltoallv %.3g s for %ld bytes per rank)\n",
@@ -639,6 +747,7 @@ int main(int argc, char **argv)
     figures f = {0};
     measure_nic(&q, &o, sbuf, rbuf, rank, &f);
     measure_local(&q, &o, sbuf, rank, &f);
+    measure_window(&t, &q, &o, rank, &f);
     f.step = executor_step(p, rank, o.reps);
     measure_native(&t, &q, &o, p, &f);
     f.plan_unit = planning_unit(p);

@@ -1,7 +1,8 @@
 #!/bin/bash
 # hrelay-calibrate: --help and usage errors; a quick calibration on 2 and 3 ranks writes a file
 # whose figures are positive and that hrelay reads back exactly (the report's config shows the
-# file and its values); one rank is refused.
+# file and its values); one rank is refused. The making of a node's window is measured where a
+# node has two ranks, and left at its built-in values with one rank per node.
 . "${srcdir:-.}/tests/mpi/common.sh"
 cal=./hrelay-calibrate
 field() { python3 "${srcdir:-.}/tests/mpi/report_field.py" "$@" || hr_fail "report: $*"; }
@@ -21,7 +22,7 @@ for n in 2 3; do
     hr_run_plain "$n" -- "$cal" --quick --output "$conf" >"$HR_TMP/out" ||
         hr_fail "calibration on $n ranks: $(cat "$HR_TMP/out")"
     for k in alpha_s gap_s beta_s_per_byte duplex_percent step_s native_percent throttle \
-        plan_s_per_unit; do
+        plan_s_per_unit window_make_s window_make_s_per_byte; do
         grep -q "^$k = " "$conf" || hr_fail "$conf has no $k: $(cat "$conf")"
     done
     awk -F' = ' '/^(alpha_s|beta_s_per_byte|step_s|plan_s_per_unit) / && !($2 > 0) { exit 1 }' \
@@ -31,7 +32,8 @@ for n in 2 3; do
     hr_run "$n" HRELAY_CONFIG="$conf" HRELAY_REPORT="$r" -- ./tests/mpi/sites two 2 \
         >"$HR_TMP/out" || hr_fail "run with $conf: $(cat "$HR_TMP/out")"
     [ "$(field "$r" config calibration)" = "$conf" ] || hr_fail "calibration not reported"
-    for k in alpha_s beta_s_per_byte step_s duplex_percent native_percent; do
+    for k in alpha_s beta_s_per_byte step_s duplex_percent native_percent window_make_s \
+        window_make_s_per_byte; do
         want=$(sed -n "s/^$k = //p" "$conf")
         got=$(field "$r" config "cost.$k")
         python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(a - b) > 1e-6 * max(abs(a), 1e-30))" \
@@ -56,26 +58,41 @@ grep -qx '# NIC pairs (alpha_s, gap_s, beta_s_per_byte, duplex_percent): 0-2 1-3
     hr_fail "$conf does not say which pairs measured what: $(cat "$conf")"
 awk -F' = ' '/^local_(alpha_s|beta_s_per_byte) / && $2 > 0 { n++ } END { exit n != 2 }' "$conf" ||
     hr_fail "on-node figures missing or not positive: $(cat "$conf")"
+# the window's making, measured on the nodes of 2: the process's first window (64 KiB), then
+# 64 KiB and 2 x --quick's 256 KiB; a positive fixed cost under a second, a per-byte cost under
+# a microsecond
+grep -q '^  window making   .* (the first at 65536 bytes in .*, then at 65536 bytes in .*, at 524288 bytes in .*)$' \
+    "$HR_TMP/out" || hr_fail "window making not measured on nodes of 2"
+grep -q '^# node windows (window_make_s, window_make_s_per_byte): the first at 65536 bytes' "$conf" ||
+    hr_fail "$conf does not say what measured the window: $(cat "$conf")"
+awk -F' = ' '/^window_make_s / && $2 > 0 && $2 < 1 { n++ }
+             /^window_make_s_per_byte / && $2 >= 0 && $2 < 1e-6 { n++ } END { exit n != 2 }' \
+    "$conf" || hr_fail "window figures missing or out of range: $(cat "$conf")"
 
 conf=$HR_TMP/one-per-node.conf
 hr_run_plain 3 HRELAY_NODE_SIZE=1 -- "$cal" --quick --reps 3 --output "$conf" >"$HR_TMP/out" ||
     hr_fail "HRELAY_NODE_SIZE=1: $(cat "$HR_TMP/out")"
 grep -qx '  NIC pairs       0-1' "$HR_TMP/out" &&
-    grep -qx '  on-node pairs   none (one rank per node)' "$HR_TMP/out" ||
+    grep -qx '  on-node pairs   none (one rank per node)' "$HR_TMP/out" &&
+    grep -q '^  window making   .* (not measured: built-in (one rank per node))$' "$HR_TMP/out" ||
     hr_fail "one rank per node: $(cat "$HR_TMP/out")"
-python3 - "$conf" <<'PY' || hr_fail "one rank per node: on-node figures not alpha / 5, beta / 10: $(cat "$conf")"
+python3 - "$conf" <<'PY' || hr_fail "one rank per node: on-node figures not alpha / 5, beta / 10, or the window's not the built-in 5 ms and 4 ns: $(cat "$conf")"
 import sys
 v = dict(l.split(" = ") for l in open(sys.argv[1]).read().splitlines() if " = " in l)
 a, b = float(v["alpha_s"]), float(v["beta_s_per_byte"])
 la, lb = float(v["local_alpha_s"]), float(v["local_beta_s_per_byte"])
-sys.exit(not (abs(la - a / 5) <= 1e-12 + 1e-6 * a and abs(lb - b / 10) <= 1e-15 + 1e-6 * b))
+wm, wb = float(v["window_make_s"]), float(v["window_make_s_per_byte"])
+sys.exit(not (abs(la - a / 5) <= 1e-12 + 1e-6 * a and abs(lb - b / 10) <= 1e-15 + 1e-6 * b
+              and wm == 0.005 and wb == 4e-9))
 PY
 
 conf=$HR_TMP/one-node.conf
 hr_run_plain 2 -- "$cal" --quick --reps 3 --node-size auto --output "$conf" >"$HR_TMP/out" ||
     hr_fail "--node-size auto: $(cat "$HR_TMP/out")"
 grep -q '^  NIC pairs       none (one node' "$HR_TMP/out" &&
-    grep -qx '  on-node pairs   0-1' "$HR_TMP/out" || hr_fail "one node: $(cat "$HR_TMP/out")"
+    grep -qx '  on-node pairs   0-1' "$HR_TMP/out" &&
+    grep -q '^  window making   .* (the first at 65536 bytes' "$HR_TMP/out" ||
+    hr_fail "one node: $(cat "$HR_TMP/out")"
 [ "$(sed -n 's/^alpha_s = //p' "$conf")" = "$(sed -n 's/^local_alpha_s = //p' "$conf")" ] ||
     hr_fail "one node: local_alpha_s is not the measured alpha_s: $(cat "$conf")"
 

@@ -2,7 +2,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "shim/node_window.h"
+#include "exec/node_window.h"
+#include "exec/wire.h"
 
 /* Whether every rank of node shares memory with every other one (collective over node; the
  * same answer on every rank). */
@@ -23,7 +24,7 @@ static int shares_memory(MPI_Comm node)
     return same;
 }
 
-void shim_window_free(shim_window *w)
+void exec_window_free(exec_window *w)
 {
     if (w->bytes > 0) {
         PMPI_Win_unlock_all(w->win);
@@ -37,13 +38,11 @@ void shim_window_free(shim_window *w)
  * every rank, and the node's barrier run, so that a plan's first call through it does not pay
  * them (on one node at 32 KiB per pair that call's exchange took 0.36 - 0.68 ms where later
  * ones took 6 us). Collective over node. */
-static void warm(const shim_window *w, MPI_Comm node, int lane)
+static void warm(const exec_window *w, MPI_Comm node, int lane)
 {
     if (lane == 0)
         memset(w->base, 0, (size_t)w->bytes);
-    PMPI_Win_sync(w->win);
-    PMPI_Barrier(node);
-    PMPI_Win_sync(w->win);
+    exec_shm_fence(&(exec_shm){.win = w->win, .node = node});
     volatile const char *page = w->base;
     char seen = 0;
     for (uint64_t k = 0; k < w->bytes; k += 4096)
@@ -55,7 +54,7 @@ static void warm(const shim_window *w, MPI_Comm node, int lane)
 /* Makes a window of `bytes` on node into w (the lane 0 rank holds the memory), ready for use
  * (warm). Returns 1 on every rank of node where it succeeded on all of them, else 0 (and w
  * holds none). */
-static int make(shim_window *w, MPI_Comm node, uint64_t bytes)
+static int make(exec_window *w, MPI_Comm node, uint64_t bytes)
 {
     int lane, ok = 0;
     void *mine = NULL;
@@ -88,7 +87,7 @@ static int make(shim_window *w, MPI_Comm node, uint64_t bytes)
     return 0;
 }
 
-int shim_window_ensure(shim_window *w, MPI_Comm node, uint64_t need)
+int exec_window_ensure(exec_window *w, MPI_Comm node, uint64_t need)
 {
     if (w->state == 0)
         w->state = shares_memory(node) ? 1 : -1;
@@ -96,7 +95,7 @@ int shim_window_ensure(shim_window *w, MPI_Comm node, uint64_t need)
         return 0;
     if (need <= w->bytes)
         return 1;
-    shim_window_free(w);
+    exec_window_free(w);
     if (!make(w, node, need))
         w->state = -1;
     return w->state > 0;
