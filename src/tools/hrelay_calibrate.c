@@ -23,7 +23,8 @@
  *                    most WINDOW_REPS each), fixed the process's first window beyond that
  * With one node, its on-node pairs measure every figure (there is no NIC); with one rank per
  * node, the on-node figures are not measured (alpha / 5, beta / 10), nor the window's (the
- * built-in values; also where a node's ranks share no memory). Then, on all ranks:
+ * built-in values; also where a node's ranks share no memory or its window could not be
+ * allocated). Then, on all ranks:
  *   step_s           per step of hrelay's executor running a plan of 8-byte steps whose
  *                    partners change every step (window EXEC_DEFAULT_WINDOW)
  *   native_percent   MPI_Alltoallv of --size bytes per rank, uniform, against the model's
@@ -83,7 +84,8 @@ static void usage(FILE *f)
             "native_percent, throttle, plan_s_per_unit, local_alpha_s, local_beta_s_per_byte,\n"
             "window_make_s, window_make_s_per_byte (see README \"Calibration\"). With one rank\n"
             "per node the on-node figures are not measured (alpha / 5, beta / 10), nor the\n"
-            "window's making (the built-in values; also where a node's ranks share no memory).\n"
+            "window's making (the built-in values; also where a node's ranks share no memory\n"
+            "or its window could not be allocated).\n"
             "Exit status: 0 on success, 1 if measuring or writing failed, 2 for usage errors.\n",
             prog);
 }
@@ -493,7 +495,7 @@ typedef struct figures {
     double window_first, window_small, window_big; /* measured making (s) ... */
     uint64_t window_small_bytes, window_big_bytes; /* ... of windows of these sizes */
     int local_measured;
-    int window_why; /* 0: measured; 1: one rank per node; 2: a node's ranks share no memory */
+    int window_why; /* 0: measured; 1: one rank per node; 2: a node could not make one */
     long throttle;
 } figures;
 
@@ -573,7 +575,8 @@ static double window_time(MPI_Comm node, uint64_t bytes, int reps)
  * estimate takes the busiest rank's bytes times that); fixed, what the process's first window
  * (of the smaller size) took beyond that, for a communicator's window is mostly its process's
  * first (on 2 ranks of one machine 4.4 ms, later ones 0.6 ms); the built-in values where no
- * node has two ranks or a node's ranks share no memory. Collective. */
+ * node has two ranks, or where a node could not make a window (ranks without shared memory,
+ * or an allocation that failed). Collective. */
 static void measure_window(const plan_topo *t, const pairs *q, const options *o, int rank,
                            figures *f)
 {
@@ -636,7 +639,9 @@ static void window_note(const figures *f, char *buf, size_t cap)
                  (unsigned long long)f->window_big_bytes, f->window_big);
     else
         snprintf(buf, cap, "not measured: built-in (%s)",
-                 f->window_why == 1 ? "one rank per node" : "a node's ranks share no memory");
+                 f->window_why == 1 ? "one rank per node"
+                                    : "a node could not make a window: its ranks share no "
+                                      "memory, or MPI_Win_allocate_shared failed");
 }
 
 /* Rank 0: the calibration file (figures, and in its comments what measured them). Returns 0,
