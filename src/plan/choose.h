@@ -25,7 +25,10 @@
  * times (a network whose state changed: MPI's algorithm fast in a pattern's first calls and
  * twice as slow later, or slow every other call: a fast call in between must not hide it). A
  * plan's block of calls goes on past `trials` while each call is more than PLAN_CHOICE_WARM
- * percent faster than the one before (see plan_choice_start). */
+ * percent faster than the one before (see plan_choice_start). In a first round, a family's
+ * small-window variant (PLAN_VARIANT_SMALL_WINDOW) modeled no faster than the family runs only
+ * after the family's and MPI's blocks were measured, and only where the family's score beats
+ * every other measured candidate's by more than PLAN_CHOICE_EDGE percent. */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,
