@@ -58,6 +58,9 @@ typedef struct bench_opts {
     int moe_k;        /* drift-moe: experts per token */
     uint64_t moe_token_bytes; /* drift-moe: bytes per token, a multiple of BENCH_ELEM */
     double moe_capacity; /* drift-moe: capacity factor; 0: no capacity (dropless) */
+    double stall_factor, stall_floor_s; /* --stall: a stall of MPI's own algorithm is a call
+                                           of it more than stall_factor x native's median and
+                                           stall_floor_s over it (BENCH_STALL, _MIN_S) */
     int fft_rows, fft_cols; /* fft patterns: the process grid; 0: MPI_Dims_create */
     const char *matrices; /* a directory: write every call's byte matrix there, time nothing */
 } bench_opts;
@@ -288,7 +291,21 @@ typedef struct bench_row {
     int runs;           /* the row is the median of this many runs' rows (--runs) */
     double run_ratio_native_lo, run_ratio_native_hi; /* run_ratio_native's range over them */
     int checked;        /* calls compared with PMPI's result */
+    int stalls; /* fixed patterns: the whole run's calls that ran MPI's own algorithm and took
+                   long enough to be stalls (--stall) against native's median (-1: not
+                   counted; drifting: every call differs); with --runs, summed */
+    double run_ratio_steady; /* run_ratio_native with each such call, this row's and native's,
+                                counted at native's median (NAN: not counted) */
 } bench_row;
+
+/* By default (--stall), a call of MPI's own algorithm more than BENCH_STALL times native's
+ * median and more than BENCH_STALL_MIN_S seconds over it is a stall: on the emulated cluster a
+ * lost packet's retransmission (100 - 250 ms against calls of 60 ms), which strikes a call whichever
+ * candidate made it, and over a run of 31 calls one of them moves the whole-run ratio by
+ * 5 - 13 %. The floor keeps hrelay's own cost out (an agreement: microseconds on one node,
+ * 1.6 - 5 ms on 16 emulated hosts), which can double a small call. */
+#define BENCH_STALL 2.0
+#define BENCH_STALL_MIN_S 0.010
 
 /* Run-wide facts for the output headers. */
 typedef struct bench_meta {
@@ -314,6 +331,8 @@ typedef struct bench_run_ratio {
     const char *pattern;
     uint64_t bytes;
     double ratio; /* auto's run_total_s over native's */
+    double steady; /* the same with MPI's stalls counted at native's median (run_ratio_steady) */
+    int stalls, native_stalls; /* auto's and native's (-1: not counted) */
     double pmpi;  /* pmpi's (MPI's own call under another name: the row's noise); NAN if not run */
     int calls;
 } bench_run_ratio;
@@ -323,6 +342,7 @@ typedef struct bench_out {
     FILE *csv, *json, *calls;
     int rows_written;
     int quiet;
+    double stall_factor, stall_floor_s; /* the --stall rule, for the summary */
     char skipped[65536]; /* JSON objects of the patterns and sizes not run */
     bench_run_ratio runs[BENCH_MAX_PATTERNS * BENCH_MAX_SIZES];
     int nruns;
@@ -439,8 +459,8 @@ const char *bench_slot_status(const bench_slot *s, int candidate);
 
 /* Rank 0: rows[0 .. n) from the rows of nruns runs (runs[j * n + k]: candidate k in run j):
  * the first run's row with every timing figure the median over the runs (of those that are
- * numbers), min_s the least, the statuses and ran names joined, checked calls summed, and
- * run_ratio_native's range (merge_runs.c). Returns 0, or -1 if memory ran out. */
+ * numbers), min_s the least, the statuses and ran names joined, checked calls and stalls
+ * summed, and run_ratio_native's range (merge_runs.c). Returns 0, or -1 if memory ran out. */
 int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows);
 
 /* Rank 0: fills rows[0 .. nslots) from the slots and the log of seq's calls (rows.c).

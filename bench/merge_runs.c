@@ -50,12 +50,17 @@ static const char *merged_status(const bench_row *runs, int nruns, int n, int k)
 }
 
 /* The figures of a row that are the median of the runs'. */
-static const size_t median_fields[] = {
-    offsetof(bench_row, t.median),         offsetof(bench_row, t.q1),
-    offsetof(bench_row, t.q3),             offsetof(bench_row, cpu_use),
-    offsetof(bench_row, ratio_native),     offsetof(bench_row, ratio_bound),
-    offsetof(bench_row, ratio_node_bound), offsetof(bench_row, run_total_s),
-    offsetof(bench_row, run_ratio_native), offsetof(bench_row, run_ratio_bound)};
+static const size_t median_fields[] = {offsetof(bench_row, t.median),
+                                       offsetof(bench_row, t.q1),
+                                       offsetof(bench_row, t.q3),
+                                       offsetof(bench_row, cpu_use),
+                                       offsetof(bench_row, ratio_native),
+                                       offsetof(bench_row, ratio_bound),
+                                       offsetof(bench_row, ratio_node_bound),
+                                       offsetof(bench_row, run_total_s),
+                                       offsetof(bench_row, run_ratio_native),
+                                       offsetof(bench_row, run_ratio_bound),
+                                       offsetof(bench_row, run_ratio_steady)};
 
 /* The figure of row r at offset off. */
 static double *field(bench_row *r, size_t off)
@@ -84,6 +89,8 @@ int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows)
             const bench_row *r = &runs[(size_t)j * n + k];
             ran_union(out->ran, sizeof out->ran, r->ran);
             out->checked += r->checked;
+            if (j > 0)
+                out->stalls = out->stalls < 0 || r->stalls < 0 ? -1 : out->stalls + r->stalls;
         }
         for (size_t f = 0; f < sizeof median_fields / sizeof *median_fields; f++) {
             for (int j = 0; j < nruns; j++)

@@ -96,6 +96,11 @@ static void usage(FILE *out)
             "                    a drifting one makes in the run) into DIR, in hrelay-plan's\n"
             "                    format, as PATTERN-BYTES.txt (drifting: PATTERN-BYTES-cN.txt)\n"
             "                    and exit without timing anything; DIR must exist\n"
+            "  --stall F,MS      fixed patterns: a stall of MPI's own algorithm is a call of it\n"
+            "                    more than F x native's median and MS ms over it (default\n"
+            "                    2,10: a TCP retransmission, not an agreement of hrelay's);\n"
+            "                    stalls are counted and the whole-run ratios given again with\n"
+            "                    each at native's median\n"
             "  --inject-error    testing: corrupt one received byte of the first hrelay family's\n"
             "                    checked call, so the byte compare must fail (exit status 1)\n"
             "  --help            print this help\n"
@@ -114,10 +119,16 @@ static void usage(FILE *out)
             "times summed), run_ratio_native and run_ratio_bound (that sum over native's, over\n"
             "the bounds' sum), checked_calls (calls compared with PMPI's result), runs (--runs:\n"
             "the rows are medians over that many runs), run_ratio_native_lo and _hi (the least\n"
-            "and the largest run_ratio_native of those runs). Drifting\n"
+            "and the largest run_ratio_native of those runs), stalls (fixed patterns: calls of\n"
+            "the whole run that ran MPI's own algorithm and took more than 2 x native's\n"
+            "median and 10 ms over it (--stall), e.g. a lost packet's retransmission; summed\n"
+            "over the runs) and run_ratio_steady (run_ratio_native with each such call, the\n"
+            "row's and native's, counted at native's median; a plan's calls are never\n"
+            "discounted). Drifting\n"
             "patterns: bounds are medians over the timed calls and the bound ratios medians of\n"
             "each call's time over its own bound. The end of the run prints the CPU use of the\n"
-            "whole run and auto against native over the whole run per pattern and size.\n"
+            "whole run and auto against native over the whole run per pattern and size (with\n"
+            "MPI's stalls and without).\n"
             "\n"
             "Exit status: 0; 1 if a result differed from PMPI's or the run failed; 2 for a\n"
             "usage error.\n");
@@ -282,12 +293,25 @@ static int parse_redist(const char *s, bench_opts *o)
     return 0;
 }
 
+/* Parses "FACTOR,MS" (FACTOR >= 1, MS >= 0) into the stall rule. */
+static int parse_stall(const char *s, bench_opts *o)
+{
+    char extra;
+    double factor, ms;
+    if (sscanf(s, "%lf,%lf%c", &factor, &ms, &extra) != 2 || !(factor >= 1) || !(ms >= 0) ||
+        !(ms < 1e9))
+        return -1;
+    o->stall_factor = factor;
+    o->stall_floor_s = ms * 1e-3;
+    return 0;
+}
+
 int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
 {
     enum { O_PATTERNS = 256, O_SIZES, O_FAMILIES, O_REPS, O_RUNS, O_WARMUP, O_RATE, O_DUPLEX,
            O_SEED, O_WO_K, O_REDIST, O_CSV, O_JSON, O_QUIET, O_INJECT, O_HELP, O_CHECK_EVERY,
            O_NODE_SIZE, O_FFT_GRID, O_BFS_MAX, O_MOE_K, O_MOE_TOKEN, O_MOE_CAPACITY,
-           O_MATRICES, O_CALLS, O_ORDER };
+           O_MATRICES, O_CALLS, O_ORDER, O_STALL };
     static const struct option longopts[] = {
         {"patterns", required_argument, NULL, O_PATTERNS},
         {"sizes", required_argument, NULL, O_SIZES},
@@ -315,6 +339,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
         {"matrices", required_argument, NULL, O_MATRICES},
         {"calls", required_argument, NULL, O_CALLS},
         {"order", required_argument, NULL, O_ORDER},
+        {"stall", required_argument, NULL, O_STALL},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -330,6 +355,8 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
     o->moe_k = 2;
     o->moe_token_bytes = 2048;
     o->moe_capacity = 1.25;
+    o->stall_factor = BENCH_STALL;
+    o->stall_floor_s = BENCH_STALL_MIN_S;
     opterr = print;
     optind = 1;
     int c;
@@ -395,6 +422,7 @@ int bench_parse_args(int argc, char **argv, bench_opts *o, int print)
             bad = strcmp(optarg, "rounds") && strcmp(optarg, "blocks");
             o->blocks = !strcmp(optarg, "blocks");
             break;
+        case O_STALL: bad = parse_stall(optarg, o); break;
         case 'h':
         case O_HELP:
             if (print)

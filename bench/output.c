@@ -10,7 +10,7 @@ static const char *const csv_header =
     "pattern,ranks,bytes_per_rank,algorithm,ran,status,reps,median_s,q1_s,q3_s,min_s,"
     "lower_bound_s,bound_bytes,ratio_to_native,ratio_to_bound,cpu_use,bound_node_s,"
     "bound_node_bytes,ratio_node_bound,run_calls,run_total_s,run_ratio_native,run_ratio_bound,"
-    "checked_calls,runs,run_ratio_native_lo,run_ratio_native_hi\n";
+    "checked_calls,runs,run_ratio_native_lo,run_ratio_native_hi,stalls,run_ratio_steady\n";
 
 /* Writes s as a JSON string. */
 static void json_string(FILE *f, const char *s)
@@ -66,6 +66,8 @@ int bench_out_open(bench_out *out, const bench_opts *o, const bench_meta *meta,
 {
     memset(out, 0, sizeof *out);
     out->quiet = o->quiet;
+    out->stall_factor = o->stall_factor;
+    out->stall_floor_s = o->stall_floor_s;
     if (o->csv && !(out->csv = fopen(o->csv, "w"))) {
         *failed = o->csv;
         return -1;
@@ -165,6 +167,9 @@ static void json_row(FILE *f, const bench_row *r)
     fprintf(f, ", \"checked_calls\": %d, \"runs\": %d", r->checked, r->runs);
     json_num_member(f, "run_ratio_native_lo", r->run_ratio_native_lo);
     json_num_member(f, "run_ratio_native_hi", r->run_ratio_native_hi);
+    if (r->stalls >= 0)
+        fprintf(f, ", \"stalls\": %d", r->stalls);
+    json_num_member(f, "run_ratio_steady", r->run_ratio_steady);
     fputc('}', f);
 }
 
@@ -196,6 +201,11 @@ static void csv_row(FILE *f, const bench_row *r)
     csv_number(f, r->run_ratio_native_lo);
     fputc(',', f);
     csv_number(f, r->run_ratio_native_hi);
+    fputc(',', f);
+    if (r->stalls >= 0)
+        fprintf(f, "%d", r->stalls);
+    fputc(',', f);
+    csv_number(f, r->run_ratio_steady);
     fputc('\n', f);
 }
 
@@ -251,9 +261,9 @@ static void text_rows(const bench_row *rows, int n, const char *desc, const benc
     text_bound_us(r0->bound_node_s);
     printf("; whole run: %d calls per candidate\n", r0->run_calls);
     int range = r0->runs > 1;
-    printf("%-14s %-16s %-9s %11s %11s %11s %11s %9s %9s %6s %8s %8s%s\n", "algorithm", "ran",
-           "status", "median_us", "q1_us", "q3_us", "min_us", "x_native", "x_bound", "cpu",
-           "x_node", "x_run", range ? "  x_run_lo x_run_hi" : "");
+    printf("%-14s %-16s %-9s %11s %11s %11s %11s %9s %9s %6s %8s %8s%s %6s %8s\n", "algorithm",
+           "ran", "status", "median_us", "q1_us", "q3_us", "min_us", "x_native", "x_bound", "cpu",
+           "x_node", "x_run", range ? "  x_run_lo x_run_hi" : "", "stalls", "x_steady");
     for (int k = 0; k < n; k++) {
         const bench_row *r = &rows[k];
         printf("%-14s %-16s %-9s", r->algorithm, r->ran, r->status);
@@ -270,6 +280,11 @@ static void text_rows(const bench_row *rows, int n, const char *desc, const benc
             text_ratio(r->run_ratio_native_lo, 9);
             text_ratio(r->run_ratio_native_hi, 8);
         }
+        if (r->stalls >= 0)
+            printf(" %6d", r->stalls);
+        else
+            printf(" %6s", "-");
+        text_ratio(r->run_ratio_steady, 8);
         printf("\n");
     }
     fflush(stdout);

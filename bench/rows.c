@@ -1,7 +1,8 @@
 /* The table rows of one pattern and size from the log of its calls: medians of the timed
  * calls, the per-call lower bounds (rank and node level), CPU use, and the whole run -- every
  * call from the first on the candidate's fresh communicator, warm-up (exploration) and checked
- * calls included -- summed and set against native's and against the bounds. */
+ * calls included -- summed and set against native's and against the bounds, and again with
+ * MPI's stalls (--stall) counted at native's median. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,30 @@ static void timed_row(const bench_ctx *ctx, const bench_sequence *seq, const ben
     row->run_ratio_bound = bound_total > 0 ? total / bound_total : NAN;
 }
 
+/* Whether a call that ran `ran` (a bench_ran_index) ran MPI's own algorithm. */
+static int ran_mpi(int ran)
+{
+    const char *name = bench_ran_name(ran);
+    return !strcmp(name, "native") || !strcmp(name, "pmpi") || !strcmp(name, "mpi");
+}
+
+/* The stalls of slot k's whole run (o's --stall rule against native's median `ref`) into row,
+ * and the time of its calls with each stall counted at ref (the return value). */
+static double count_stalls(const bench_opts *o, const bench_log *l, int k, double ref,
+                           bench_row *row)
+{
+    double steady = 0;
+    row->stalls = 0;
+    for (int r = 0; r < l->rounds; r++) {
+        size_t i = (size_t)r * l->nslots + k;
+        int stall = ran_mpi(l->ran[i]) && l->t[i] > o->stall_factor * ref &&
+                    l->t[i] - ref > o->stall_floor_s;
+        row->stalls += stall;
+        steady += stall ? ref : l->t[i];
+    }
+    return steady;
+}
+
 int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
                     const bench_sequence *seq, const bench_slot *slots, const bench_log *l,
                     bench_row *rows)
@@ -126,7 +151,8 @@ int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
         row->t = (bench_quantiles){NAN, NAN, NAN, NAN, NAN};
         row->cpu_use = row->ratio_native = row->ratio_bound = row->ratio_node_bound = NAN;
         row->run_total_s = row->run_ratio_native = row->run_ratio_bound = NAN;
-        row->run_ratio_native_lo = row->run_ratio_native_hi = NAN;
+        row->run_ratio_native_lo = row->run_ratio_native_hi = row->run_ratio_steady = NAN;
+        row->stalls = -1;
         row->runs = 1;
         row->checked = slots[k].checked;
         snprintf(row->ran, sizeof row->ran, "%s",
@@ -137,11 +163,16 @@ int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
         if (!strcmp(cd->name, "native"))
             native = k;
     }
+    double ref = native >= 0 ? rows[native].t.median : NAN, native_steady = NAN;
+    if (native >= 0 && !seq->drift)
+        native_steady = count_stalls(o, l, native, ref, &rows[native]);
     for (int k = 0; native >= 0 && k < o->ncandidates; k++)
         if (!strcmp(rows[k].status, "ok")) {
-            rows[k].ratio_native = rows[k].t.median / rows[native].t.median;
+            rows[k].ratio_native = rows[k].t.median / ref;
             rows[k].run_ratio_native = rows[k].run_total_s / rows[native].run_total_s;
             rows[k].run_ratio_native_lo = rows[k].run_ratio_native_hi = rows[k].run_ratio_native;
+            if (!seq->drift)
+                rows[k].run_ratio_steady = count_stalls(o, l, k, ref, &rows[k]) / native_steady;
         }
     free(scratch);
     return 0;

@@ -12,7 +12,8 @@
 # that the JSON parses and holds auto's whole-run ratios, with pmpi's beside them where it ran
 # (the text summary too); that --runs 3 makes rows of 3 runs
 # (checked calls summed, the whole-run ratio within its range, native's exactly 1) and that
-# --calls lists every call of those runs (summing to each run's total); that --order blocks
+# --calls lists every call of those runs (summing to each run's total, and giving each fixed
+# row's count of MPI's stalls and its whole-run ratio without them); that --order blocks
 # keeps each candidate at one position in all rounds of a run; and that a
 # corrupted result (--inject-error) is caught (exit 1, MISMATCH). Timings on these sizes mean
 # nothing; see scripts/bench.
@@ -150,7 +151,7 @@ done
 calls=$HR_TMP/calls.csv
 run_bench 2 "$HR_TMP/runs" --patterns uniform,drift-samplesort --sizes 1K --reps 3 --warmup 1 \
     --check-every 2 --runs 3 --families pmpi,native,auto --csv "$csv" --json "$json" \
-    --calls "$calls" ||
+    --calls "$calls" --stall 1.2,0 ||
     hr_fail "alltoallv_bench --runs 3 failed"
 grep -q 'every pattern and size measured 3 times over on fresh communicators' "$HR_TMP/runs" ||
     hr_fail "--runs 3 is not said in the header"
@@ -170,6 +171,15 @@ for r in rows:
         assert lo == mid == hi == 1.0, r
 d = json.load(open(sys.argv[2]))
 assert d["meta"]["runs"] == 3 and all(x["runs"] == 3 for x in d["rows"]), d["meta"]
+steady = {(r["pattern"], r["algorithm"]): r for r in rows}
+for x in d["summary"]["auto_vs_native_run"]["pairs"]:
+    if x["pattern"].startswith("drift-"):
+        assert "steady_ratio" not in x and "stalls" not in x, x
+    else:
+        a, n = steady[(x["pattern"], "auto")], steady[(x["pattern"], "native")]
+        assert x["stalls"] == int(a["stalls"]) and x["native_stalls"] == int(n["stalls"]), x
+        assert abs(x["steady_ratio"] - float(a["run_ratio_steady"])) <= 1e-6, x
+        assert d["summary"]["auto_vs_native_run"]["stall_factor"] == 1.2, d["summary"]
 EOF
 # --calls: every call of every run, each round's candidates at positions 0, 1, 2, and each
 # candidate's calls of a run summing to its run's total (the row: the median of the runs')
@@ -193,7 +203,46 @@ for k, v in rounds.items():
 for r in rows:
     med = statistics.median(sums[(r["pattern"], r["algorithm"], str(j))] for j in range(3))
     assert abs(med - float(r["run_total_s"])) <= 1e-6 * med + 1e-9, (r, med)
+# MPI's stalls (fixed patterns only; --stall 1.2,0, so that there are some at 1 KiB on one
+# node): calls that ran MPI's own algorithm and took more than 1.2 x native's median timed call
+# (rounds 2 - 4) of the run, counted, and the whole-run ratio
+# with each of them, the row's and native's, at that median; the median over the runs
+def run_calls(pattern, algorithm, j):
+    return [(int(c["round"]), c) for c in lines if c["pattern"] == pattern and
+            c["algorithm"] == algorithm and c["run"] == str(j)]
+total_stalls = 0
+for r in rows:
+    if r["pattern"].startswith("drift-"):
+        assert r["stalls"] == "" and r["run_ratio_steady"] == "", r
+        continue
+    stalls, ratios = 0, []
+    for j in range(3):
+        native = run_calls(r["pattern"], "native", j)
+        ref = statistics.median(float(c["seconds"]) for k, c in native if 2 <= k <= 4)
+        def steady(calls):
+            n, t = 0, 0.0
+            for _, c in calls:
+                t_c = float(c["seconds"])
+                stall = c["ran"] in ("native", "pmpi", "mpi") and t_c > 1.2 * ref and \
+                    t_c - ref > 0
+                n += stall
+                t += ref if stall else float(c["seconds"])
+            return n, t
+        n, t = steady(run_calls(r["pattern"], r["algorithm"], j))
+        stalls += n
+        ratios.append(t / steady(native)[1])
+    assert int(r["stalls"]) == stalls, (r, stalls)
+    total_stalls += stalls
+    want = statistics.median(ratios)
+    assert abs(float(r["run_ratio_steady"]) - want) <= 1e-5 * want, (r, want)
+assert total_stalls > 0, "no call over 1.2 x native's median: the rule is not exercised"
 EOF
+grep -q "^#   uniform  *1024 bytes per rank: [0-9.]* over 6 calls (pmpi [0-9.]*); MPI's stalls: auto [0-9]*, native [0-9]*; without them [0-9.]*" "$HR_TMP/runs" &&
+    grep -q "^#   (MPI's stalls: calls of MPI's own algorithm over 1.2 x native's median and 0 ms over it" "$HR_TMP/runs" ||
+    hr_fail "--runs 3: the whole-run summary does not give the ratio without MPI's stalls"
+if grep -q "^#   drift-samplesort .*stalls" "$HR_TMP/runs"; then
+    hr_fail "--runs 3: stalls counted on a drifting pattern"
+fi
 
 # --order blocks: the same checks pass, the JSON says so, and in every run each candidate
 # keeps one position in all its rounds
