@@ -99,9 +99,14 @@ static void feedback(shim_comm *rec, const shim_agreement *ag)
         size_t n = 0;
         for (int i = 0; i < s->choice.explore && n < sizeof line; i++) {
             const plan_candidate *c = &s->choice.cand[i];
-            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.3g ms", i ? ", " : "",
-                                  shim_run_name(c->algo, c->variant, name, sizeof name),
-                                  c->score_ps == UINT64_MAX ? 0.0 : (double)c->score_ps * 1e-9);
+            const char *who = shim_run_name(c->algo, c->variant, name, sizeof name);
+            const char *sep = i ? ", " : "";
+            /* not measured: e.g. a window variant whose family did not win */
+            if (c->score_ps == UINT64_MAX)
+                n += (size_t)snprintf(line + n, sizeof line - n, "%s%s not measured", sep, who);
+            else
+                n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.3g ms", sep, who,
+                                      (double)c->score_ps * 1e-9);
         }
         const plan_candidate *c = plan_choice_current(&s->choice);
         shim_log(1, "measured on %d ranks: %s (median of the %s round's calls); runs %s from "
