@@ -300,9 +300,9 @@ typedef struct bench_row {
 
 /* By default (--stall), a call of MPI's own algorithm more than BENCH_STALL times native's
  * median and more than BENCH_STALL_MIN_S seconds over it is a stall: on the emulated cluster a
- * lost packet's retransmission (100 - 250 ms against calls of 60 ms), which strikes a call whichever
- * candidate made it, and over a run of 31 calls one of them moves the whole-run ratio by
- * 5 - 13 %. The floor keeps hrelay's own cost out (an agreement: microseconds on one node,
+ * lost packet's retransmission (100 - 250 ms against calls of 60 ms), which strikes a call
+ * whichever candidate made it, and over a run of 31 calls one of them moves the whole-run ratio
+ * by 5 - 13 %. The floor keeps hrelay's own cost out (an agreement: microseconds on one node,
  * 1.6 - 5 ms on 16 emulated hosts), which can double a small call. */
 #define BENCH_STALL 2.0
 #define BENCH_STALL_MIN_S 0.010

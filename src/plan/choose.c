@@ -263,11 +263,11 @@ static int window_base(const plan_choice *ch, int i)
     return b >= 0 && b < ch->explore && ch->cand[b].model_ps <= c->model_ps ? b : -1;
 }
 
-/* Whether explored candidate i waits for its family's measurement (window_base): the family or
- * MPI's algorithm is explored and not measured to its target yet. */
-static int window_waits(const plan_choice *ch, int i)
+/* Whether a window variant whose family is explored candidate b (window_base; -1: none) waits
+ * for measurements: the family or MPI's algorithm is explored and not measured to its target. */
+static int window_waits(const plan_choice *ch, int b)
 {
-    int b = window_base(ch, i), native = find(ch, PLAN_ALGO_NATIVE, 0);
+    int native = find(ch, PLAN_ALGO_NATIVE, 0);
     return b >= 0 &&
            (ch->cand[b].runs < target(ch, b) ||
             (native >= 0 && native < ch->explore && ch->cand[native].runs < target(ch, native)));
@@ -283,7 +283,7 @@ static int window_waits(const plan_choice *ch, int i)
 static int window_moot(const plan_choice *ch, int i)
 {
     int b = window_base(ch, i);
-    if (b < 0 || ch->cand[i].started || window_waits(ch, i))
+    if (b < 0 || ch->cand[i].started || window_waits(ch, b))
         return 0;
     for (int k = 0; k < ch->explore; k++)
         if (k != b && k != i && ch->cand[k].score_ps != UINT64_MAX &&
@@ -333,7 +333,7 @@ static void advance(plan_choice *ch)
     if (pick < 0 || pick >= ch->explore || ch->cand[pick].started >= target(ch, pick)) {
         pick = -1;
         for (int i = 0; i < ch->explore; i++)
-            if (ch->cand[i].started < target(ch, i) && !window_waits(ch, i) &&
+            if (ch->cand[i].started < target(ch, i) && !window_waits(ch, window_base(ch, i)) &&
                 (pick < 0 || ch->cand[i].started < ch->cand[pick].started))
                 pick = i;
     }

@@ -25,10 +25,8 @@
  * times (a network whose state changed: MPI's algorithm fast in a pattern's first calls and
  * twice as slow later, or slow every other call: a fast call in between must not hide it). A
  * plan's block of calls goes on past `trials` while each call is more than PLAN_CHOICE_WARM
- * percent faster than the one before (see plan_choice_start). In a first round, a family's
- * small-window variant (PLAN_VARIANT_SMALL_WINDOW) modeled no faster than the family runs only
- * after the family's and MPI's blocks were measured, and only where the family's score beats
- * every other measured candidate's by more than PLAN_CHOICE_EDGE percent. */
+ * percent faster than the one before (see plan_choice_start); in a first round, a small-window
+ * variant modeled like its family runs only where the family won by PLAN_CHOICE_EDGE. */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,
@@ -69,8 +67,7 @@ typedef struct plan_choice {
     int n;                                 /* candidates, best model first */
     plan_candidate cand[PLAN_CHOICE_MAX];
     int explore;                           /* cand[0 .. explore) are measured */
-    uint32_t trials;                       /* measured calls per explored candidate and
-                                              round */
+    uint32_t trials;                       /* measured calls per explored candidate a round */
     uint32_t reference;                    /* measured calls of MPI's algorithm in this round:
                                               trials, more where in doubt */
     int next;                              /* index of the candidate the next call runs */
@@ -87,8 +84,7 @@ typedef struct plan_choice {
     uint64_t watch[PLAN_CHOICE_WATCH];     /* the last of them (ring, by watched) */
     uint32_t rechecks;                     /* rounds started because it was contradicted */
     uint64_t seen_ps;                      /* plan_choice_native_seen's call; 0: none */
-    plan_samples samples[PLAN_CHOICE_EXPLORE_MAX]; /* of cand[0 .. explore), in the current
-                                                      round */
+    plan_samples samples[PLAN_CHOICE_EXPLORE_MAX]; /* of cand[0 .. explore), this round */
 } plan_choice;
 
 /* Whether a candidate modeled at t_ps, at most margin_pct percent above the best model

@@ -226,7 +226,7 @@ for r in rows:
                 stall = c["ran"] in ("native", "pmpi", "mpi") and t_c > 1.2 * ref and \
                     t_c - ref > 0
                 n += stall
-                t += ref if stall else float(c["seconds"])
+                t += ref if stall else t_c
             return n, t
         n, t = steady(run_calls(r["pattern"], r["algorithm"], j))
         stalls += n
