@@ -273,17 +273,37 @@ static int window_waits(const plan_choice *ch, int b)
             (native >= 0 && native < ch->explore && ch->cand[native].runs < target(ch, native)));
 }
 
+/* A candidate's calls stall where its slowest of the round took more than this percent of its
+ * fastest: a lost packet's retransmission timeout, not the noise of a few percent. */
+enum { PLAN_CHOICE_STALL = 150 };
+
+/* Whether explored candidate i's calls of the round stall: its slowest took more than
+ * PLAN_CHOICE_STALL percent of its fastest. */
+static int stalls(const plan_choice *ch, int i)
+{
+    uint64_t lo, hi;
+    if (i < 0 || i >= ch->explore || ch->samples[i].n < 2)
+        return 0;
+    extremes(&ch->samples[i], &lo, &hi);
+    return beyond(hi, lo, PLAN_CHOICE_STALL);
+}
+
 /* Whether explored candidate i, not started yet, need not be measured (window_base): its family
  * was measured and does not win, i.e. does not beat some other explored candidate's score
- * (its own variant's aside) by PLAN_CHOICE_EDGE percent. A variant is estimated no faster than
- * its family as measured (family_model), so it could only win where its family does; measuring
+ * (its own variant's aside) by PLAN_CHOICE_EDGE percent, and neither its family's nor MPI's
+ * calls of the round stall. A variant is estimated no faster than its family as measured
+ * (family_model), so on a steady network it could only win where its family does; measuring
  * it anyway costs a cold call (16 emulated hosts, 1 MiB per rank: 1.25 - 2 x MPI's on `uniform`
  * and `cyclic-pq`, where `direct` measured as fast as MPI's algorithm, about 2 % of a 31-call
- * run). */
+ * run). Where calls stall (lost packets and TCP's retransmission timeouts under incast), fewer
+ * operations in flight can avoid the losses: on 16 emulated hosts with 5 ms switch buffers
+ * `samplesort`'s calls of MPI's algorithm and of `direct` took 110 or 270 ms alike, and
+ * `direct` with a window of 4 took 105 - 115 ms. */
 static int window_moot(const plan_choice *ch, int i)
 {
     int b = window_base(ch, i);
-    if (b < 0 || ch->cand[i].started || window_waits(ch, b))
+    if (b < 0 || ch->cand[i].started || window_waits(ch, b) || stalls(ch, b) ||
+        stalls(ch, find(ch, PLAN_ALGO_NATIVE, 0)))
         return 0;
     for (int k = 0; k < ch->explore; k++)
         if (k != b && k != i && ch->cand[k].score_ps != UINT64_MAX &&

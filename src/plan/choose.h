@@ -26,7 +26,8 @@
  * twice as slow later, or slow every other call: a fast call in between must not hide it). A
  * plan's block of calls goes on past `trials` while each call is more than PLAN_CHOICE_WARM
  * percent faster than the one before (see plan_choice_start); in a first round, a small-window
- * variant modeled like its family runs only where the family won by PLAN_CHOICE_EDGE. */
+ * variant modeled like its family runs only where the family won by PLAN_CHOICE_EDGE or the
+ * family's or MPI's calls stall (choose.c). */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,

@@ -144,6 +144,14 @@ static int drifting(const plan_forecast_in *in)
     return h && h->news >= 4 && h->calls < 2 * h->news;
 }
 
+/* Whether the samples of MPI's correction in f disagree by more than 3/2 (its calls stall, or
+ * the model misjudges some patterns). */
+static int native_disagrees(const plan_forecast_in *in, const plan_forecast *f)
+{
+    int key = plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant);
+    return (uint64_t)f->learned.spread[key] * 2 > (uint64_t)PLAN_LEARN_ONE * 3;
+}
+
 /* The agreement, the gather and planning_ps spread over f's calls per pattern: the time a
  * plan's call costs beyond its exchange, corrected. */
 static uint64_t extras(const plan_forecast *f, uint64_t planning_ps, uint64_t agree_ps,
@@ -381,9 +389,7 @@ static void decide_win(const plan_forecast_in *in, plan_forecast *f, uint64_t be
     const plan_history *h = in->site ? in->site : in->comm;
     /* patterns that do not repeat: MPI's correction, which plans win against, is measured
      * beside them while its calls disagree (costs nothing over MPI) */
-    int nkey = plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant);
-    if (in->learn && h && drifting(in) && beside_due(h) &&
-        (uint64_t)f->learned.spread[nkey] * 2 > (uint64_t)PLAN_LEARN_ONE * 3) {
+    if (in->learn && h && drifting(in) && beside_due(h) && native_disagrees(in, f)) {
         f->measure_native = f->beside = 1;
         f->why = "plans ran the last new patterns: MPI's algorithm measured beside them";
         return;
@@ -472,6 +478,7 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     native_figures(in, f);
     f->tiny = f->bound < in->explore_min_bytes || f->native_ps < in->explore_min_ps;
     f->on_node = plan_summary_on_node(in->s);
+    f->small_first = in->learn && drifting(in) && native_disagrees(in, f);
     if (in->learn && f->native_state == PLAN_LEARN_UNKNOWN) {
         f->measure_native = 1;
         /* too few bytes to try plans, or no NIC to schedule, whatever MPI's algorithm

@@ -137,6 +137,12 @@ typedef struct plan_forecast {
     int settled;             /* native, and no family is worth trying even if the pattern
                                 repeats, or exploring one waits for the budget: later calls
                                 may run unchecked */
+    int small_first;         /* the site's patterns do not repeat and the samples of MPI's
+                                correction disagree by more than 3/2 (its calls stall): a
+                                planned family's small-window variant not measured yet at this
+                                size runs the pattern's first call in its stead (no later call
+                                of the pattern measures it; fewer operations in flight can
+                                avoid the losses) */
     int waiting;             /* a family worth exploring does not fit the budget yet */
     plan_wait wait;          /* waiting: the family predicted to cost least to explore */
     const char *why;         /* the reason, for verbose output */

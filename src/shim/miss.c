@@ -179,8 +179,10 @@ static void fill_slot(shim_call *c, shim_slot *s, const shim_slot *src_slot,
 /* The candidate the new pattern's first call runs: the family the forecast explores (pat->fc)
  * if it was planned and exploring it, as the gathered pattern models it, still fits the budget
  * (plan_choice_explore_wait: the forecast's estimate came from the summary alone), else the
- * choice's best model (plan_choice_opening: on a drifting site, the one winner planned). A
- * function of agreed values: the same before and after the agreement. */
+ * choice's best model (plan_choice_opening: on a drifting site, the one winner planned). The
+ * family explored runs with its small window where that is a candidate estimated below it
+ * (plan_forecast.small_first). A function of agreed values: the same before and after the
+ * agreement. */
 static plan_candidate first_run(const shim_comm *rec, const shim_slot *s, const miss_pattern *pat)
 {
     const plan_choice *ch = &s->choice;
@@ -188,11 +190,15 @@ static plan_candidate first_run(const shim_comm *rec, const shim_slot *s, const 
     if (a == PLAN_ALGO_NATIVE || !s->prog[a])
         return *plan_choice_opening(ch);
     const plan_candidate *c = plan_choice_find(ch, a, 0);
+    const plan_candidate *v = plan_choice_find(ch, a, PLAN_VARIANT_SMALL_WINDOW);
+    plan_candidate run = {.algo = a};
+    if (c && v && v->model_ps < c->model_ps)
+        run = *v;
     if (!c || c == plan_choice_incumbent(ch))
-        return (plan_candidate){.algo = a};
+        return run;
     plan_wait w = plan_choice_explore_wait(ch, c);
     return plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget)
-               ? (plan_candidate){.algo = a}
+               ? run
                : *plan_choice_opening(ch);
 }
 

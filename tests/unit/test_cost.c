@@ -1245,10 +1245,10 @@ END_TEST
 
 /* Runs a first round among MPI's algorithm, direct and its small-window variant (modeled like
  * direct) until it settles, each call measured as soon as it started: MPI's calls take
- * native_ps, direct's direct_ps, the variant's window_ps. Counts each one's calls into
- * calls[3]; returns the candidate settled on (its variant in *variant). */
-static plan_algo window_round(uint64_t native_ps, uint64_t direct_ps, uint64_t window_ps,
-                              int calls[3], int *variant)
+ * native_ps (its second one stall_ps), direct's direct_ps, the variant's window_ps. Counts each
+ * one's calls into calls[3]; returns the candidate settled on (its variant in *variant). */
+static plan_algo window_round_stall(uint64_t native_ps, uint64_t stall_ps, uint64_t direct_ps,
+                                    uint64_t window_ps, int calls[3], int *variant)
 {
     const plan_candidate v[3] = {
         {.algo = PLAN_ALGO_NATIVE, .model_ps = 1000},
@@ -1268,11 +1268,21 @@ static plan_algo window_round(uint64_t native_ps, uint64_t direct_ps, uint64_t w
         plan_choice_start(&ch, a, w);
         int who = a == PLAN_ALGO_NATIVE ? 0 : 1 + w;
         calls[who]++;
-        plan_choice_record(&ch, a, w, who == 0 ? native_ps : who == 1 ? direct_ps : window_ps);
+        uint64_t t = who == 0   ? (calls[0] == 2 ? stall_ps : native_ps)
+                     : who == 1 ? direct_ps
+                                : window_ps;
+        plan_choice_record(&ch, a, w, t);
     }
     ck_assert_int_eq(ch.settled, 1);
     *variant = plan_choice_current(&ch)->variant;
     return plan_choice_next(&ch);
+}
+
+/* window_round_stall on a steady network: MPI's calls all take native_ps. */
+static plan_algo window_round(uint64_t native_ps, uint64_t direct_ps, uint64_t window_ps,
+                              int calls[3], int *variant)
+{
+    return window_round_stall(native_ps, native_ps, direct_ps, window_ps, calls, variant);
 }
 
 /* A small-window variant is measured only where its family, measured, wins: it is estimated
@@ -1295,6 +1305,25 @@ START_TEST(choice_window_variant_only_where_its_family_wins)
     ck_assert_int_eq(window_round(1000, 900, 950, calls, &variant), PLAN_ALGO_DIRECT);
     ck_assert_int_ge(calls[2], 1);
     ck_assert_int_eq(variant, PLAN_VARIANT_BASE);
+}
+END_TEST
+
+/* Where MPI's calls stall (one of them 2.5 x the others: a retransmission timeout), the variant
+ * is measured although its family only ties, and kept where it wins (16 emulated hosts, 5 ms
+ * switch buffers: `samplesort`'s calls of MPI's algorithm and `direct` 110 or 270 ms alike,
+ * `direct` with a window of 4 105 - 115 ms); a stall under the threshold changes nothing. */
+START_TEST(choice_window_variant_where_calls_stall)
+{
+    int calls[3], variant;
+    ck_assert_int_eq(window_round_stall(1000, 2500, 1010, 600, calls, &variant), PLAN_ALGO_DIRECT);
+    ck_assert_int_ge(calls[2], 1);
+    ck_assert_int_eq(variant, PLAN_VARIANT_SMALL_WINDOW);
+    /* measured, losing: MPI's algorithm kept */
+    ck_assert_int_eq(window_round_stall(1000, 2500, 1010, 1100, calls, &variant), PLAN_ALGO_NATIVE);
+    ck_assert_int_ge(calls[2], 1);
+    /* MPI's slowest call 1.4 x its fastest: no stall, the variant waits as before */
+    ck_assert_int_eq(window_round_stall(1000, 1400, 1010, 600, calls, &variant), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(calls[2], 0);
 }
 END_TEST
 
@@ -1363,6 +1392,7 @@ int main(void)
     tcase_add_test(basic, choice_edge_cases);
     tcase_add_test(basic, choice_explore_wait_against_incumbent);
     tcase_add_test(basic, choice_window_variant_only_where_its_family_wins);
+    tcase_add_test(basic, choice_window_variant_where_calls_stall);
     tcase_add_test(props, costs_above_bound);
     return tl_run(s, basic, props);
 }

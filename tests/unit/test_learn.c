@@ -1294,6 +1294,40 @@ START_TEST(forecast_native_single_call_measured_again)
 }
 END_TEST
 
+/* A small-window variant runs a new pattern's first call ahead of its family (small_first)
+ * only where the site's patterns do not repeat and MPI's calls stall (the samples of its
+ * correction disagree by more than 3/2): there no later call of a pattern could measure it
+ * (16 emulated hosts, 5 ms switch buffers: a drifting sample sort's MPI calls took 110 or
+ * 270 ms, `direct` with a window of 4 105 - 115 ms). */
+START_TEST(forecast_small_first_where_mpi_stalls)
+{
+    for (int c = 0; c < 3; c++) { /* 0: stalls, drifting; 1: steady; 2: stalls, repeating */
+        site s;
+        plan_summary *sum = site_with_pattern(&s, 0, 23);
+        plan_forecast f;
+        plan_forecast_make(&s.in, &f);
+        ck_assert_int_eq(f.small_first, 0); /* nothing known */
+        uint64_t native = f.native_model;
+        int key = plan_learn_key(PLAN_ALGO_NATIVE, 0);
+        for (int k = 0; k < 4; k++) {
+            plan_history_calls(s.site, 1, 0);
+            plan_history_calls(s.comm, 1, 0);
+            if (c == 2)
+                for (int again = 0; again < 3; again++) {
+                    plan_history_calls(s.site, 0, 0);
+                    plan_history_calls(s.comm, 0, 0);
+                }
+            site_record(&s, key, f.cls, c != 1 && k == 2 ? 5 * native / 2 : native, native, 0, 0);
+        }
+        plan_forecast_make(&s.in, &f);
+        ck_assert_int_eq(f.small_first, c == 0);
+        free(sum->block);
+        free(sum);
+        site_free(&s);
+    }
+}
+END_TEST
+
 START_TEST(forecast_native_keys_with_nodes)
 {
     /* several ranks per node: MPI's algorithm decided before gathering learns under its own
@@ -1675,6 +1709,7 @@ int main(void)
     tcase_add_test(basic, forecast_measures_stale_native);
     tcase_add_test(basic, forecast_explore_risk_waits);
     tcase_add_test(basic, forecast_native_single_call_measured_again);
+    tcase_add_test(basic, forecast_small_first_where_mpi_stalls);
     tcase_add_test(basic, forecast_native_keys_with_nodes);
     tcase_add_test(basic, forecast_node_family_first_on_ties);
     tcase_add_test(basic, forecast_node_families);
