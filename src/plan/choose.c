@@ -110,13 +110,22 @@ static int beyond(uint64_t score, uint64_t best, uint32_t pct)
     return (unsigned __int128)score * 100 > (unsigned __int128)best * pct;
 }
 
+/* Whether explored candidate i (-1: none) has at least two calls of the round and its slowest
+ * took more than pct percent of its fastest. */
+static int spread_beyond(const plan_choice *ch, int i, uint32_t pct)
+{
+    uint64_t lo, hi;
+    if (i < 0 || i >= ch->explore || ch->samples[i].n < 2)
+        return 0;
+    extremes(&ch->samples[i], &lo, &hi);
+    return beyond(hi, lo, pct);
+}
+
 /* Whether explored candidate who's calls of the round spread by more than PLAN_CHOICE_LOSS
  * percent (its slowest against its fastest). */
 static int spread(const plan_choice *ch, int who)
 {
-    uint64_t lo, hi;
-    extremes(&ch->samples[who], &lo, &hi);
-    return ch->samples[who].n >= 2 && beyond(hi, lo, PLAN_CHOICE_LOSS);
+    return spread_beyond(ch, who, PLAN_CHOICE_LOSS);
 }
 
 /* model, for explored candidate i, raised to the score of any other variant of its family
@@ -277,15 +286,10 @@ static int window_waits(const plan_choice *ch, int b)
  * fastest: a lost packet's retransmission timeout, not the noise of a few percent. */
 enum { PLAN_CHOICE_STALL = 150 };
 
-/* Whether explored candidate i's calls of the round stall: its slowest took more than
- * PLAN_CHOICE_STALL percent of its fastest. */
+/* Whether explored candidate i's calls of the round stall (-1: none). */
 static int stalls(const plan_choice *ch, int i)
 {
-    uint64_t lo, hi;
-    if (i < 0 || i >= ch->explore || ch->samples[i].n < 2)
-        return 0;
-    extremes(&ch->samples[i], &lo, &hi);
-    return beyond(hi, lo, PLAN_CHOICE_STALL);
+    return spread_beyond(ch, i, PLAN_CHOICE_STALL);
 }
 
 /* Whether explored candidate i, not started yet, need not be measured (window_base): its family

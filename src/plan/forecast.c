@@ -227,6 +227,12 @@ uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, ui
                             uint64_t planning_ps, uint64_t agree_ps, uint64_t gather_ps)
 {
     uint32_t r;
+    if (variant == PLAN_VARIANT_SMALL_WINDOW && f->small_first &&
+        f->state_small[a] == PLAN_LEARN_UNKNOWN) {
+        uint64_t family = plan_forecast_plan(f, a, PLAN_VARIANT_BASE, model_ps, planning_ps,
+                                             agree_ps, gather_ps);
+        return family ? family - 1 : 0; /* ahead of its family */
+    }
     plan_learn_state st = variant_correction(f, a, variant, &r);
     uint64_t t = sat_add(plan_learn_apply(model_ps, r), extras(f, planning_ps, agree_ps, gather_ps));
     return st == PLAN_LEARN_UNKNOWN ? plus_pct(t, PLAN_FORECAST_SAFETY) : t;

@@ -195,7 +195,8 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f);
  * model_ps corrected for family a's variant, plus the agreement, the gather and its planning
  * (planning_ps) spread over the calls expected per pattern (corrected as the overheads); a
  * candidate not measured yet at this size (or with learn == 0) with PLAN_FORECAST_SAFETY
- * percent more. agree_ps and gather_ps as in plan_forecast_in. */
+ * percent more; a small-window variant not measured yet under f->small_first just below its
+ * family (it runs first). agree_ps and gather_ps as in plan_forecast_in. */
 uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, uint64_t model_ps,
                             uint64_t planning_ps, uint64_t agree_ps, uint64_t gather_ps);
 

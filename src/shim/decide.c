@@ -214,8 +214,8 @@ _Static_assert(1 + NAUTO + 2 <= PLAN_CHOICE_MAX, "auto's candidates fit a choice
 /* auto: the best plan candidate of s also runs with a small window when its transfers are
  * large enough for the window to matter and some rank has more operations than the small
  * window holds (measuring may tell them apart); not a node plan run by node steps in flight
- * (HRELAY_NODE_STEPS), which the window does not limit. Under fc->small_first the variant, not
- * measured yet at this size, is estimated just below its family, so that it runs first. */
+ * (HRELAY_NODE_STEPS), which the window does not limit (plan_forecast_plan may estimate it just
+ * below its family, so that it runs first: plan_forecast.small_first). */
 static void add_window_variant(shim_slot *s, const plan_forecast *fc, const uint64_t *planning,
                                uint64_t agree, uint64_t gather)
 {
@@ -232,12 +232,9 @@ static void add_window_variant(shim_slot *s, const plan_forecast *fc, const uint
         pg->steps)
         return; /* small transfers, no rank has more operations than the small window, or a
                    node plan whose node steps in flight bound it instead of the window */
-    uint64_t est = plan_forecast_plan(fc, a, PLAN_VARIANT_SMALL_WINDOW, pg->model_ps, planning[a],
-                                      agree, gather);
-    /* not measured yet where patterns do not repeat and MPI's calls stall: ahead of its family */
-    if (fc->small_first && fc->state_small[a] == PLAN_LEARN_UNKNOWN && s->cand[best].model_ps)
-        est = s->cand[best].model_ps - 1;
-    add_candidate(s, a, PLAN_VARIANT_SMALL_WINDOW, est,
+    add_candidate(s, a, PLAN_VARIANT_SMALL_WINDOW,
+                  plan_forecast_plan(fc, a, PLAN_VARIANT_SMALL_WINDOW, pg->model_ps, planning[a],
+                                     agree, gather),
                   plan_forecast_borrowed(fc, a, PLAN_VARIANT_SMALL_WINDOW));
 }
 
