@@ -144,12 +144,42 @@ static int drifting(const plan_forecast_in *in)
     return h && h->news >= 4 && h->calls < 2 * h->news;
 }
 
+/* Whether none of the site's (or the communicator's) patterns has repeated so far: fewer than
+ * two calls per pattern, however few patterns (a drifting site, or one just begun). */
+static int unrepeated(const plan_forecast_in *in)
+{
+    const plan_history *h = patterns_of(in);
+    return h && h->calls < 2 * h->news;
+}
+
+/* Whether the samples the correction of key in f rests on disagree by more than 3/2. */
+static int disagrees(const plan_forecast *f, int key)
+{
+    return (uint64_t)f->learned.spread[key] * 2 > (uint64_t)PLAN_LEARN_ONE * 3;
+}
+
 /* Whether the samples of MPI's correction in f disagree by more than 3/2 (its calls stall, or
  * the model misjudges some patterns). */
 static int native_disagrees(const plan_forecast_in *in, const plan_forecast *f)
 {
-    int key = plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant);
-    return (uint64_t)f->learned.spread[key] * 2 > (uint64_t)PLAN_LEARN_ONE * 3;
+    return disagrees(f, plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant));
+}
+
+/* The families whose small-window variant runs a new pattern's first call ahead of them (see
+ * plan_forecast.small_first): none where the site's patterns have repeated; every family where
+ * MPI's calls disagree (native_disagrees); else those whose own plans' calls, measured against
+ * their models, disagree by more than 3/2. */
+static uint32_t small_first_of(const plan_forecast_in *in, const plan_forecast *f)
+{
+    if (!in->learn || !unrepeated(in))
+        return 0;
+    if (native_disagrees(in, f))
+        return ~0u;
+    uint32_t m = 0;
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++)
+        if (disagrees(f, plan_learn_key((plan_algo)a, PLAN_VARIANT_BASE)))
+            m |= 1u << a;
+    return m;
 }
 
 /* The agreement, the gather and planning_ps spread over f's calls per pattern: the time a
@@ -227,7 +257,7 @@ uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, ui
                             uint64_t planning_ps, uint64_t agree_ps, uint64_t gather_ps)
 {
     uint32_t r;
-    if (variant == PLAN_VARIANT_SMALL_WINDOW && f->small_first &&
+    if (variant == PLAN_VARIANT_SMALL_WINDOW && (f->small_first & (1u << a)) &&
         f->state_small[a] == PLAN_LEARN_UNKNOWN) {
         uint64_t family = plan_forecast_plan(f, a, PLAN_VARIANT_BASE, model_ps, planning_ps,
                                              agree_ps, gather_ps);
@@ -484,7 +514,7 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
     native_figures(in, f);
     f->tiny = f->bound < in->explore_min_bytes || f->native_ps < in->explore_min_ps;
     f->on_node = plan_summary_on_node(in->s);
-    f->small_first = in->learn && drifting(in) && native_disagrees(in, f);
+    f->small_first = small_first_of(in, f);
     if (in->learn && f->native_state == PLAN_LEARN_UNKNOWN) {
         f->measure_native = 1;
         /* too few bytes to try plans, or no NIC to schedule, whatever MPI's algorithm

@@ -137,12 +137,12 @@ typedef struct plan_forecast {
     int settled;             /* native, and no family is worth trying even if the pattern
                                 repeats, or exploring one waits for the budget: later calls
                                 may run unchecked */
-    int small_first;         /* the site's patterns do not repeat and the samples of MPI's
-                                correction disagree by more than 3/2 (its calls stall): a
-                                planned family's small-window variant not measured yet at this
-                                size runs the pattern's first call in its stead (no later call
-                                of the pattern measures it; fewer operations in flight can
-                                avoid the losses) */
+    uint32_t small_first;    /* families (bit a: family a) whose small-window variant, not
+                                measured yet at this size, runs a new pattern's first call in
+                                their stead: where no pattern of the site has repeated so far
+                                (no later call of the pattern measures it) and the samples of
+                                MPI's correction, or of the family's own, disagree by more than
+                                3/2 (calls stall; fewer operations in flight can avoid it) */
     int waiting;             /* a family worth exploring does not fit the budget yet */
     plan_wait wait;          /* waiting: the family predicted to cost least to explore */
     const char *why;         /* the reason, for verbose output */
@@ -195,8 +195,8 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f);
  * model_ps corrected for family a's variant, plus the agreement, the gather and its planning
  * (planning_ps) spread over the calls expected per pattern (corrected as the overheads); a
  * candidate not measured yet at this size (or with learn == 0) with PLAN_FORECAST_SAFETY
- * percent more; a small-window variant not measured yet under f->small_first just below its
- * family (it runs first). agree_ps and gather_ps as in plan_forecast_in. */
+ * percent more; a small-window variant not measured yet, of a family in f->small_first, just
+ * below its family (it runs first). agree_ps and gather_ps as in plan_forecast_in. */
 uint64_t plan_forecast_plan(const plan_forecast *f, plan_algo a, int variant, uint64_t model_ps,
                             uint64_t planning_ps, uint64_t agree_ps, uint64_t gather_ps);
 

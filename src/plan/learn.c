@@ -23,8 +23,10 @@ int plan_learn_class(uint64_t bytes)
     return k < PLAN_LEARN_CLASSES ? k : PLAN_LEARN_CLASSES - 1;
 }
 
-/* The lower median of a cell's samples (n >= 1). */
-static uint32_t cell_median(const plan_learn_cell *c)
+/* A cell's estimate (n >= 1): the mean of its samples but the largest where it holds three or
+ * more (one outlier does not count; a slow mode that recurs does, in proportion), else the
+ * lower median (one sample, or the smaller of two). */
+static uint32_t cell_estimate(const plan_learn_cell *c)
 {
     uint32_t s[PLAN_LEARN_RING];
     for (int i = 0; i < c->n; i++) { /* insertion sort: at most PLAN_LEARN_RING */
@@ -33,7 +35,12 @@ static uint32_t cell_median(const plan_learn_cell *c)
             s[k] = s[k - 1];
         s[k] = c->ratio[i];
     }
-    return s[(c->n - 1) / 2];
+    if (c->n < 3)
+        return s[0];
+    uint64_t sum = 0;
+    for (int i = 0; i + 1 < c->n; i++)
+        sum += s[i];
+    return (uint32_t)(sum / (uint64_t)(c->n - 1));
 }
 
 /* The largest of a cell's samples over its smallest, fixed point (n >= 1). */
@@ -104,7 +111,7 @@ static plan_learn_cell *cell_for(plan_learner *l, int key, int cls)
 plan_learn_state plan_learn_ratio(const plan_learner *l, int key, int cls, uint32_t *ratio)
 {
     const plan_learn_cell *c = nearest_cell(l, key, cls);
-    *ratio = c ? c->median : PLAN_LEARN_ONE;
+    *ratio = c ? c->estimate : PLAN_LEARN_ONE;
     if (!c)
         return PLAN_LEARN_UNKNOWN;
     return cell_stale(c, l->now) ? PLAN_LEARN_STALE : PLAN_LEARN_KNOWN;
@@ -133,7 +140,7 @@ void plan_learn_view_of(const plan_learner *l, int cls, plan_learn_view *v)
     }
     for (int k = 0; k < PLAN_LEARN_KEYS; k++) {
         const plan_learn_cell *c = best[k];
-        v->ratio[k] = c ? c->median : PLAN_LEARN_ONE;
+        v->ratio[k] = c ? c->estimate : PLAN_LEARN_ONE;
         v->state[k] = !c                      ? PLAN_LEARN_UNKNOWN
                       : cell_stale(c, l->now) ? PLAN_LEARN_STALE
                                               : PLAN_LEARN_KNOWN;
@@ -172,7 +179,7 @@ void plan_learn_record(plan_learner *l, int key, int cls, uint64_t measured_ps,
     c->at = (uint8_t)((c->at + 1) % PLAN_LEARN_RING);
     if (c->n < PLAN_LEARN_RING)
         c->n++;
-    c->median = cell_median(c);
+    c->estimate = cell_estimate(c);
     c->last = (uint32_t)l->now;
 }
 

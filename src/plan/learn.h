@@ -1,6 +1,6 @@
 /* Learning the cost model's error from measured calls: per key (a family and its variant, MPI's
  * own algorithm, or an overhead) and size class, the last few ratios measured / modeled, whose
- * lower median corrects the model of later calls, new patterns included. Pure C, no MPI,
+ * mean but the largest corrects the model of later calls, new patterns included. Pure C, no MPI,
  * integer arithmetic: fed the same agreed measurements in the same order, every rank holds the
  * same corrections. */
 #ifndef HRELAY_PLAN_LEARN_H
@@ -47,7 +47,7 @@ enum { PLAN_LEARN_CELLS = 64 };
 /* The samples of one key in one class. */
 typedef struct plan_learn_cell {
     uint32_t ratio[PLAN_LEARN_RING]; /* measured / modeled, PLAN_LEARN_ONE = 1 */
-    uint32_t median;                 /* their lower median */
+    uint32_t estimate;               /* their mean but the largest (see plan_learn_ratio) */
     uint8_t n, at;                   /* samples held; the next to overwrite */
     uint8_t backoff;                 /* stale PLAN_LEARN_STALE_MIN << backoff ticks on */
     uint8_t key, cls;                /* what it holds */
@@ -76,9 +76,10 @@ int plan_learn_key(plan_algo algo, int variant);
 /* The size class of an exchange whose busiest rank moves `bytes`. */
 int plan_learn_class(uint64_t bytes);
 
-/* The correction of key in class cls: the lower median of the ratios of the nearest class that
- * has samples (cls, then cls - 1, cls + 1, cls - 2, cls + 2) into *ratio, and its state; with
- * none, *ratio = PLAN_LEARN_ONE and PLAN_LEARN_UNKNOWN. */
+/* The correction of key in class cls: of the ratios of the nearest class that has samples (cls,
+ * then cls - 1, cls + 1, cls - 2, cls + 2), their mean but the largest (with fewer than three,
+ * the smallest: a slow mode that recurs counts in proportion, one outlier not at all) into
+ * *ratio, and its state; with none, *ratio = PLAN_LEARN_ONE and PLAN_LEARN_UNKNOWN. */
 plan_learn_state plan_learn_ratio(const plan_learner *l, int key, int cls, uint32_t *ratio);
 
 /* How many measured calls the correction plan_learn_ratio gives for key in class cls rests on

@@ -248,7 +248,7 @@ START_TEST(summary_node_optimistic_is_a_lower_bound)
 }
 END_TEST
 
-START_TEST(learn_ratio_median_and_reach)
+START_TEST(learn_ratio_estimate_and_reach)
 {
     plan_learner *l = calloc(1, sizeof *l);
     ck_assert_ptr_nonnull(l);
@@ -271,8 +271,9 @@ START_TEST(learn_ratio_median_and_reach)
     ck_assert_uint_eq(r, 30 * PLAN_LEARN_ONE);
     ck_assert_int_eq(plan_learn_ratio(l, key, 12, &r), PLAN_LEARN_KNOWN);
     ck_assert_uint_eq(r, 2 * PLAN_LEARN_ONE);
-    /* the lower median of the last PLAN_LEARN_RING samples: three at 1, an outlier at 50
-     * changes nothing; two outliers out of five neither */
+    /* the mean of the last PLAN_LEARN_RING samples but the largest: three at 1, an outlier at
+     * 50 changes nothing; a second slow call (90) makes a slow mode that counts in proportion:
+     * (1 + 1 + 1 + 50) / 4 */
     plan_learn_record(l, key, 20, 100, 100);
     plan_learn_record(l, key, 20, 100, 100);
     plan_learn_record(l, key, 20, 100, 100);
@@ -281,12 +282,17 @@ START_TEST(learn_ratio_median_and_reach)
     ck_assert_uint_eq(r, PLAN_LEARN_ONE);
     plan_learn_record(l, key, 20, 9000, 100);
     plan_learn_ratio(l, key, 20, &r);
-    ck_assert_uint_eq(r, PLAN_LEARN_ONE);
-    /* the ring forgets the oldest: three more slow ones make it slow */
+    ck_assert_uint_eq(r, 53 * PLAN_LEARN_ONE / 4);
+    /* the ring forgets the oldest: three more slow ones (40) make it slow: (50 + 3 * 40) / 4 */
     for (int i = 0; i < 3; i++)
         plan_learn_record(l, key, 20, 4000, 100);
     plan_learn_ratio(l, key, 20, &r);
-    ck_assert_uint_eq(r, 40 * PLAN_LEARN_ONE);
+    ck_assert_uint_eq(r, 170 * PLAN_LEARN_ONE / 4);
+    /* two samples: the smaller */
+    plan_learn_record(l, key, 25, 100, 100);
+    plan_learn_record(l, key, 25, 5000, 100);
+    plan_learn_ratio(l, key, 25, &r);
+    ck_assert_uint_eq(r, PLAN_LEARN_ONE);
     /* clamped to [1/256, 4096]; a zero model teaches nothing */
     plan_learn_record(l, key, 0, 1, 1000000);
     plan_learn_ratio(l, key, 0, &r);
@@ -1295,32 +1301,45 @@ START_TEST(forecast_native_single_call_measured_again)
 END_TEST
 
 /* A small-window variant runs a new pattern's first call ahead of its family (small_first)
- * only where the site's patterns do not repeat and MPI's calls stall (the samples of its
- * correction disagree by more than 3/2): there no later call of a pattern could measure it
- * (16 emulated hosts, 5 ms switch buffers: a drifting sample sort's MPI calls took 110 or
- * 270 ms, `direct` with a window of 4 105 - 115 ms). */
-START_TEST(forecast_small_first_where_mpi_stalls)
+ * only where no pattern of the site has repeated so far and MPI's calls stall, or the family's
+ * own (the samples of the correction disagree by more than 3/2): no later call of a pattern
+ * could measure it there (16 emulated hosts, 5 ms switch buffers: a drifting sample sort's MPI
+ * calls took 110 or 270 ms, `direct` with a window of 4 105 - 115 ms), also before the site
+ * has met enough patterns to be called drifting (its first plan, with the large window,
+ * stalled at 271 ms and held every family's estimate there), and where MPI's first calls were
+ * alike but the family's, with the large window, took 110 or 280 ms. */
+START_TEST(forecast_small_first_where_calls_stall)
 {
-    for (int c = 0; c < 3; c++) { /* 0: stalls, drifting; 1: steady; 2: stalls, repeating */
+    /* MPI's calls: 0: stall, drifting; 1: steady; 2: stall, repeating; 3: stall, two patterns
+     * so far; 4: steady, direct's own calls stall, drifting */
+    for (int c = 0; c < 5; c++) {
         site s;
         plan_summary *sum = site_with_pattern(&s, 0, 23);
         plan_forecast f;
         plan_forecast_make(&s.in, &f);
         ck_assert_int_eq(f.small_first, 0); /* nothing known */
         uint64_t native = f.native_model;
-        int key = plan_learn_key(PLAN_ALGO_NATIVE, 0);
+        int key = plan_learn_key(PLAN_ALGO_NATIVE, 0),
+            dkey = plan_learn_key(PLAN_ALGO_DIRECT, PLAN_VARIANT_BASE);
         for (int k = 0; k < 4; k++) {
-            plan_history_calls(s.site, 1, 0);
-            plan_history_calls(s.comm, 1, 0);
+            if (c != 3 || k < 2) {
+                plan_history_calls(s.site, 1, 0);
+                plan_history_calls(s.comm, 1, 0);
+            }
             if (c == 2)
                 for (int again = 0; again < 3; again++) {
                     plan_history_calls(s.site, 0, 0);
                     plan_history_calls(s.comm, 0, 0);
                 }
-            site_record(&s, key, f.cls, c != 1 && k == 2 ? 5 * native / 2 : native, native, 0, 0);
+            uint64_t slow = k == 2 ? 5 * native / 2 : native;
+            site_record(&s, key, f.cls, c == 1 || c == 4 ? native : slow, native, 0, 0);
+            if (c == 4)
+                site_record(&s, dkey, f.cls, slow, native, 0, 0);
         }
         plan_forecast_make(&s.in, &f);
-        ck_assert_int_eq(f.small_first, c == 0);
+        ck_assert_uint_eq(f.small_first, c == 0 || c == 3 ? ~0u
+                                         : c == 4         ? 1u << PLAN_ALGO_DIRECT
+                                                          : 0u);
         free(sum->block);
         free(sum);
         site_free(&s);
@@ -1694,7 +1713,7 @@ int main(void)
 {
     Suite *s = suite_create("learn");
     TCase *basic = tcase_create("basic"), *props = tcase_create("properties");
-    tcase_add_test(basic, learn_ratio_median_and_reach);
+    tcase_add_test(basic, learn_ratio_estimate_and_reach);
     tcase_add_test(basic, learn_full_forgets_the_oldest);
     tcase_add_loop_test(basic, learn_view_matches_lookups, 0, 4);
     tcase_add_test(basic, learn_staleness_backs_off);
@@ -1709,7 +1728,7 @@ int main(void)
     tcase_add_test(basic, forecast_measures_stale_native);
     tcase_add_test(basic, forecast_explore_risk_waits);
     tcase_add_test(basic, forecast_native_single_call_measured_again);
-    tcase_add_test(basic, forecast_small_first_where_mpi_stalls);
+    tcase_add_test(basic, forecast_small_first_where_calls_stall);
     tcase_add_test(basic, forecast_native_keys_with_nodes);
     tcase_add_test(basic, forecast_node_family_first_on_ties);
     tcase_add_test(basic, forecast_node_families);
