@@ -136,20 +136,19 @@ static uint64_t reuse_of(const plan_forecast_in *in)
     return r ? r : 1;
 }
 
-/* Whether the site's (or the communicator's) patterns are known not to repeat: several new
- * patterns, fewer than two calls each. */
-static int drifting(const plan_forecast_in *in)
-{
-    const plan_history *h = patterns_of(in);
-    return h && h->news >= 4 && h->calls < 2 * h->news;
-}
-
 /* Whether none of the site's (or the communicator's) patterns has repeated so far: fewer than
  * two calls per pattern, however few patterns (a drifting site, or one just begun). */
 static int unrepeated(const plan_forecast_in *in)
 {
     const plan_history *h = patterns_of(in);
     return h && h->calls < 2 * h->news;
+}
+
+/* Whether the site's (or the communicator's) patterns are known not to repeat: unrepeated, over
+ * at least four new patterns. */
+static int drifting(const plan_forecast_in *in)
+{
+    return unrepeated(in) && patterns_of(in)->news >= 4;
 }
 
 /* Whether the samples the correction of key in f rests on disagree by more than 3/2. */
@@ -173,11 +172,11 @@ static uint32_t small_first_of(const plan_forecast_in *in, const plan_forecast *
 {
     if (!in->learn || !unrepeated(in))
         return 0;
-    if (native_disagrees(in, f))
-        return ~0u;
     uint32_t m = 0;
-    for (int a = 1; a < PLAN_ALGO_COUNT; a++)
-        if (disagrees(f, plan_learn_key((plan_algo)a, PLAN_VARIANT_BASE)))
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
+        if (a != PLAN_ALGO_NATIVE &&
+            (native_disagrees(in, f) ||
+             disagrees(f, plan_learn_key((plan_algo)a, PLAN_VARIANT_BASE))))
             m |= 1u << a;
     return m;
 }
