@@ -1,6 +1,6 @@
 /* The plan cache of a communicator: slots of known patterns, matched by this rank's part of
  * the pattern (what it sends, the call's facts, its call site) and agreed over ranks
- * (exchange.c, miss.c), plus the programs (plans) slots share. Slots change only at agreed
+ * (exchange_agreed.c, miss.c), plus the programs (plans) slots share. Slots change only at agreed
  * points, in the same way on every rank. */
 #include <stdlib.h>
 #include <string.h>

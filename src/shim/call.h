@@ -1,4 +1,5 @@
-/* One intercepted call in flight (exchange.c runs it; miss.c takes a new pattern's part). */
+/* One intercepted call in flight (exchange.c makes it, exchange_agreed.c runs it; miss.c takes a
+ * new pattern's part). */
 #ifndef HRELAY_SHIM_CALL_H
 #define HRELAY_SHIM_CALL_H
 

@@ -28,6 +28,8 @@ libhrelay_la_SOURCES = \
 	src/shim/decide.h src/shim/decide.c \
 	src/shim/history.h src/shim/history.c \
 	src/shim/call.h src/shim/quiet.h src/shim/exchange.c \
+	src/shim/exchange.h src/shim/exchange_agreed.c src/shim/exchange_native.c \
+	src/shim/exchange_feedback.c \
 	src/shim/describe.h src/shim/describe.c \
 	src/shim/run.h src/shim/run.c \
 	src/shim/miss.h src/shim/miss.c \

@@ -1,6 +1,6 @@
 /* The unchecked path's common case, inlined into the entry points (alltoallv.c): a call on one
  * of the thread's last communicators, from the line of its last call there, in a run of calls
- * left to MPI's algorithm (exchange.c) or a tiny MPI_Alltoall after an agreed one
+ * left to MPI's algorithm (exchange_native.c) or a tiny MPI_Alltoall after an agreed one
  * (shim_tiny_alltoall), and not sampled, runs the PMPI function at once with its own
  * arguments. Tiny repeated exchanges take 0.4 - 0.7 us natively; this path costs them about 75
  * instructions, against about 200 through shim_alltoall_any, which decides every other call
@@ -20,7 +20,7 @@
  * no call to __tls_get_addr (the library is loaded at start-up, where static TLS is there). */
 #define SHIM_TLS _Thread_local __attribute__((tls_model("initial-exec")))
 
-/* Unchecked calls: time and bytes measured on one in this many per site (exchange.c). */
+/* Unchecked calls: time and bytes measured on one in this many per site (exchange_native.c). */
 enum { SHIM_SAMPLE = 16 };
 
 /* Communicators a thread remembers with their records: a 2-D FFT's transposes alternate

@@ -55,7 +55,7 @@ case $line in
 *stepwise* | *greedy*) hr_fail "a family with direct's schedule is a candidate too: $line" ;;
 esac
 
-# the measured pattern is measured a second time REMEASURE (64, src/shim/exchange.c) calls after
+# the measured pattern is measured a second time REMEASURE (64, src/shim/exchange.h) calls after
 # it was new (its first calls can run cold), and only once more, unless the first round found
 # no candidate close to the best; a settled choice whose calls contradict it (the machine slowed
 # the chosen plan down: it happened here, 0.6 ms in its round and 4.7 ms in 2 of its next 4

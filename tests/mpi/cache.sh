@@ -82,10 +82,11 @@ expect "large under plan-never.cfg: native" "$(field "$r" "$e" algorithms.native
 # a pattern that MPI's algorithm keeps (learning on): its first call measures MPI's
 # algorithm, its second (the previous agreed call again, settled) starts a run of 8 unchecked
 # calls at once, where two settled calls of different patterns would need a third agreed one
-# (src/shim/exchange.c, update_quiet): 8 of site E's 10 calls unchecked (runs of at most 8
-# calls here, so that site D's run, below, ends with D's calls); site D's tiny pattern, the
-# communicator's first calls, runs its first call unchecked (its record's creation agreed
-# that no rank moves 4 KiB), agrees its second and leaves the next 8 unchecked: 9 of 10
+# (src/shim/exchange_native.c, shim_update_quiet): 8 of site E's 10 calls unchecked (runs of
+# at most 8 calls here, so that site D's run, below, ends with D's calls); site D's tiny
+# pattern, the communicator's first calls, runs its first call unchecked (its record's
+# creation agreed that no rank moves 4 KiB), agrees its second and leaves the next 8
+# unchecked: 9 of 10
 hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_RECHECK=8 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" \
     HRELAY_REPORT="$r" -- ./tests/mpi/sites quiet 10 >"$HR_TMP/out" ||
     hr_fail "again: $(cat "$HR_TMP/out")"
