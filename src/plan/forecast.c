@@ -18,7 +18,6 @@ static void corrections(const plan_forecast_in *in, int cls, plan_learn_view *v)
         if (site.samples[k]) {
             v->ratio[k] = site.ratio[k];
             v->spread[k] = site.spread[k];
-            v->largest[k] = site.largest[k];
             v->state[k] = site.state[k];
             v->samples[k] = site.samples[k];
         }
@@ -194,30 +193,13 @@ static uint64_t extras(const plan_forecast *f, uint64_t planning_ps, uint64_t ag
     return x > UINT64_MAX ? UINT64_MAX : (uint64_t)x;
 }
 
-/* Whether correction r of key, learned from a single call where no pattern of the site has
- * repeated and MPI's own calls stall (native_disagrees), lies above MPI's correction
- * (native_ratio) but within in->margin_pct of MPI's slowest measured call there (slowest, the
- * same model's): one such call does not tell that the family loses (16 emulated hosts, 5 ms
- * switch buffers, a drifting sample sort: the first plan call stalled at 264 - 365 ms in 19 of
- * 59 runs and settled the run on MPI's algorithm, whose calls took 110 or 270 - 330 ms, where
- * `direct`'s calls mostly took 100 - 130). */
-static int one_call_in_doubt(const plan_forecast_in *in, const plan_forecast *f, int key,
-                             uint32_t r, uint32_t native_ratio, uint32_t slowest)
-{
-    return f->learned.samples[key] == 1 && r > native_ratio &&
-           (uint64_t)r * 100 <= (uint64_t)slowest * (100u + in->margin_pct) && unrepeated(in) &&
-           native_disagrees(in, f);
-}
-
 /* Every considered family's corrections of key variant into ratio[] and state[]: measured
- * ones their own; one not measured yet at this size, or measured by one call in doubt
- * (one_call_in_doubt: explored again as if not measured), starts from the largest of native's
+ * ones their own; one not measured yet at this size starts from the largest of native's
  * (native_ratio, learned against the matching model of MPI's algorithm) and the measured
  * families' (a plan model found 30 times too optimistic for one family is assumed as wrong
  * for the others until they are measured themselves). */
 static void family_ratios(const plan_forecast_in *in, const plan_forecast *f, int variant,
-                          int native_key, uint32_t native_ratio, uint32_t *ratio,
-                          plan_learn_state *state)
+                          uint32_t native_ratio, uint32_t *ratio, plan_learn_state *state)
 {
     uint32_t prior = native_ratio;
     for (int a = 1; a < PLAN_ALGO_COUNT; a++) {
@@ -225,11 +207,7 @@ static void family_ratios(const plan_forecast_in *in, const plan_forecast *f, in
         state[a] = PLAN_LEARN_UNKNOWN;
         if (!in->learn || !(in->families & (1u << a)))
             continue;
-        int key = plan_learn_key((plan_algo)a, variant);
-        state[a] = correction(f, key, &ratio[a]);
-        if (state[a] != PLAN_LEARN_UNKNOWN &&
-            one_call_in_doubt(in, f, key, ratio[a], native_ratio, f->learned.largest[native_key]))
-            state[a] = PLAN_LEARN_UNKNOWN;
+        state[a] = correction(f, plan_learn_key((plan_algo)a, variant), &ratio[a]);
         if (state[a] != PLAN_LEARN_UNKNOWN && ratio[a] > prior)
             prior = ratio[a];
     }
@@ -391,16 +369,6 @@ static void consider_exploring(const plan_forecast_in *in, plan_forecast *f)
     }
 }
 
-/* The key of MPI's correction that gathered patterns' models are learned against: the
- * algorithm's own (variant 0) where it is measured, else that of in->native_variant. */
-static int native_key_gathered(const plan_forecast_in *in, const plan_forecast *f)
-{
-    int k0 = plan_learn_key(PLAN_ALGO_NATIVE, 0);
-    return in->native_variant && f->learned.state[k0] != PLAN_LEARN_UNKNOWN
-               ? k0
-               : plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant);
-}
-
 /* MPI's algorithm's model, correction and state, and the overheads' corrections, into f. */
 static void native_figures(const plan_forecast_in *in, plan_forecast *f)
 {
@@ -413,7 +381,12 @@ static void native_figures(const plan_forecast_in *in, plan_forecast *f)
     if (in->learn) {
         f->native_state =
             correction(f, plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant), &rn);
-        correction(f, native_key_gathered(in, f), &f->ratio_native_gathered);
+        uint32_t r0;
+        f->ratio_native_gathered =
+            in->native_variant &&
+                    correction(f, plan_learn_key(PLAN_ALGO_NATIVE, 0), &r0) != PLAN_LEARN_UNKNOWN
+                ? r0
+                : rn;
         correction(f, PLAN_LEARN_HIT, &f->ratio_hit);
         /* no gather measured yet: the smaller of the agreement's correction and MPI's
          * exchange's (a gather is a collective that moves bytes: the ratio of a sum lies between
@@ -560,10 +533,8 @@ void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
         decide_no_win(in, f);
         return;
     }
-    family_ratios(in, f, PLAN_LEARN_BEFORE, plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant),
-                  f->ratio[PLAN_ALGO_NATIVE], f->ratio, f->state);
-    family_ratios(in, f, 0, native_key_gathered(in, f), f->ratio_native_gathered, f->ratio_plan,
-                  f->state_plan);
+    family_ratios(in, f, PLAN_LEARN_BEFORE, f->ratio[PLAN_ALGO_NATIVE], f->ratio, f->state);
+    family_ratios(in, f, 0, f->ratio_native_gathered, f->ratio_plan, f->state_plan);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++) {
         if (a == PLAN_ALGO_NATIVE || !(in->families & (1u << a)))
             continue;

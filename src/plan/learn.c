@@ -43,9 +43,8 @@ static uint32_t cell_estimate(const plan_learn_cell *c)
     return (uint32_t)(sum / (uint64_t)(c->n - 1));
 }
 
-/* The largest of a cell's samples into *largest, and that over its smallest, fixed point, into
- * *spread (n >= 1). */
-static void cell_range(const plan_learn_cell *c, uint32_t *spread, uint32_t *largest)
+/* The largest of a cell's samples over its smallest, fixed point (n >= 1). */
+static uint32_t cell_spread(const plan_learn_cell *c)
 {
     uint32_t lo = c->ratio[0], hi = c->ratio[0];
     for (int i = 1; i < c->n; i++) {
@@ -53,8 +52,7 @@ static void cell_range(const plan_learn_cell *c, uint32_t *spread, uint32_t *lar
         hi = c->ratio[i] > hi ? c->ratio[i] : hi;
     }
     uint64_t q = (uint64_t)hi * PLAN_LEARN_ONE / lo; /* lo >= RATIO_MIN > 0 */
-    *spread = q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;
-    *largest = hi;
+    return q > UINT32_MAX ? UINT32_MAX : (uint32_t)q;
 }
 
 /* Whether cell c (with samples) is stale at tick now. */
@@ -147,9 +145,7 @@ void plan_learn_view_of(const plan_learner *l, int cls, plan_learn_view *v)
                       : cell_stale(c, l->now) ? PLAN_LEARN_STALE
                                               : PLAN_LEARN_KNOWN;
         v->samples[k] = c ? c->n : 0;
-        v->spread[k] = v->largest[k] = PLAN_LEARN_ONE;
-        if (c)
-            cell_range(c, &v->spread[k], &v->largest[k]);
+        v->spread[k] = c ? cell_spread(c) : PLAN_LEARN_ONE;
     }
 }
 

@@ -92,7 +92,6 @@ typedef struct plan_learn_view {
     uint32_t ratio[PLAN_LEARN_KEYS];
     uint32_t spread[PLAN_LEARN_KEYS]; /* the largest of those samples over the smallest, fixed
                                          point (PLAN_LEARN_ONE: one sample, all alike, or none) */
-    uint32_t largest[PLAN_LEARN_KEYS]; /* the largest of those samples (PLAN_LEARN_ONE: none) */
     uint8_t state[PLAN_LEARN_KEYS];   /* plan_learn_state */
     uint8_t samples[PLAN_LEARN_KEYS]; /* what plan_learn_samples gives */
 } plan_learn_view;
@@ -100,7 +99,7 @@ typedef struct plan_learn_view {
 /* Fills v with the corrections of every key in class cls (l NULL: none known), in one pass over
  * l's cells: v->ratio[key] and v->state[key] are what plan_learn_ratio(l, key, cls) gives,
  * v->samples[key] what plan_learn_samples does, v->spread[key] how far the samples the
- * correction rests on disagree and v->largest[key] the largest of them. */
+ * correction rests on disagree. */
 void plan_learn_view_of(const plan_learner *l, int cls, plan_learn_view *v);
 
 /* model_ps corrected by ratio (model * ratio / PLAN_LEARN_ONE, saturating). */
