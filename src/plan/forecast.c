@@ -173,10 +173,10 @@ static uint32_t small_first_of(const plan_forecast_in *in, const plan_forecast *
     if (!in->learn || !unrepeated(in))
         return 0;
     uint32_t m = 0;
+    int native_stalls = native_disagrees(in, f);
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
         if (a != PLAN_ALGO_NATIVE &&
-            (native_disagrees(in, f) ||
-             disagrees(f, plan_learn_key((plan_algo)a, PLAN_VARIANT_BASE))))
+            (native_stalls || disagrees(f, plan_learn_key((plan_algo)a, PLAN_VARIANT_BASE))))
             m |= 1u << a;
     return m;
 }

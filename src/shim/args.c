@@ -75,6 +75,5 @@ plan_native_kind shim_args_native_kind(const shim_args *a)
 {
     if (a->sendbuf == MPI_IN_PLACE)
         return PLAN_NATIVE_INPLACE;
-    return a->kind == SHIM_ALLTOALL || a->kind == SHIM_ALLTOALL_C ? PLAN_NATIVE_ALLTOALL
-                                                                  : PLAN_NATIVE_ALLTOALLV;
+    return shim_alltoall_kind(a) ? PLAN_NATIVE_ALLTOALL : PLAN_NATIVE_ALLTOALLV;
 }

@@ -30,6 +30,12 @@ typedef struct shim_args {
     uintptr_t caller;
 } shim_args;
 
+/* Whether a is an MPI_Alltoall or MPI_Alltoall_c (one count for every pair). */
+static inline int shim_alltoall_kind(const shim_args *a)
+{
+    return a->kind == SHIM_ALLTOALL || a->kind == SHIM_ALLTOALL_C;
+}
+
 /* Calls the PMPI function matching a->kind with the original arguments. */
 int shim_args_pmpi(const shim_args *a);
 

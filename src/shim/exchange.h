@@ -28,12 +28,6 @@ enum {
                          counts (cold, its agreement tends to be slower: a longer run) */
 };
 
-/* Whether a is an MPI_Alltoall or MPI_Alltoall_c (one count for every pair). */
-static inline int shim_alltoall_kind(const shim_args *a)
-{
-    return a->kind == SHIM_ALLTOALL || a->kind == SHIM_ALLTOALL_C;
-}
-
 /* ---- the agreed path (exchange_agreed.c) ---- */
 
 /* Runs agreed call c (c->a, c->rec, c->site and c->request set; t0: the ticks when the call
