@@ -78,12 +78,22 @@ static void extremes(const plan_samples *r, uint64_t *lo, uint64_t *hi)
     }
 }
 
+/* The fastest of MPI's calls seen before the round (plan_choice_native_seen; UINT64_MAX if
+ * none). */
+static uint64_t seen_fastest(const plan_choice *ch)
+{
+    uint64_t t = UINT64_MAX;
+    for (uint32_t k = 0; k < ch->seen_n; k++)
+        t = ch->seen[k] < t ? ch->seen[k] : t;
+    return t;
+}
+
 /* Explored candidate i's fastest measured call: for MPI's algorithm, of the round or of the
  * same exchange before it (plan_choice_native_seen); UINT64_MAX if none. */
 static uint64_t fastest_call(const plan_choice *ch, int i)
 {
-    uint64_t t = ch->cand[i].best_ps;
-    return is_native(&ch->cand[i]) && ch->seen_ps && ch->seen_ps < t ? ch->seen_ps : t;
+    uint64_t t = ch->cand[i].best_ps, seen = seen_fastest(ch);
+    return is_native(&ch->cand[i]) && seen < t ? seen : t;
 }
 
 /* The smallest, over the explored candidates measured at least twice in this round, of their
@@ -207,6 +217,23 @@ static uint64_t round_score(const plan_choice *ch, int i, uint32_t from)
     return lower_median(v, r->n - from);
 }
 
+/* Counts measured_ps as explored candidate i's next measured call of the round (measurements
+ * arrive in the order the calls started): its fastest, samples and score. */
+static void note(plan_choice *ch, int i, uint64_t measured_ps)
+{
+    plan_candidate *c = &ch->cand[i];
+    c->runs++;
+    if (measured_ps < c->best_ps)
+        c->best_ps = measured_ps;
+    plan_samples *round = &ch->samples[i];
+    round->warm += !cold_call(round, c->runs - 1);
+    if (round->n < PLAN_CHOICE_SECOND) {
+        round->t[round->n++] = measured_ps;
+        uint32_t window = is_native(c) ? PLAN_CHOICE_SECOND : ch->trials;
+        c->score_ps = round_score(ch, i, round->n > window ? round->n - window : 0);
+    }
+}
+
 /* Settles on the explored candidate with the smallest score (the best model if none
  * measured); MPI's algorithm, where measured, stays unless another beats its score by more
  * than PLAN_CHOICE_EDGE percent (a plan must win by more than the noise of a few calls). */
@@ -317,6 +344,38 @@ static int window_moot(const plan_choice *ch, int i)
     return 0;
 }
 
+/* MPI's calls seen before the round that can stand for its block (see seen_stands). */
+enum { PLAN_CHOICE_SEEN = 2 };
+
+/* Whether, across a network, MPI's calls seen before the round stand for its block of the first
+ * round (plan_choice_start): it is explored and was not started in the round, at least
+ * PLAN_CHOICE_SEEN of its calls were seen, every other explored candidate was measured to its
+ * target (or is done), and the fastest one's score beats each call seen by PLAN_CHOICE_EDGE
+ * percent. */
+static int seen_stands(const plan_choice *ch)
+{
+    int native = find(ch, PLAN_ALGO_NATIVE, 0), best = fastest(ch);
+    if (!ch->network || ch->reopened || native < 0 || native >= ch->explore ||
+        ch->cand[native].started || ch->seen_n < PLAN_CHOICE_SEEN || best == native ||
+        ch->cand[best].score_ps == UINT64_MAX)
+        return 0;
+    for (int i = 0; i < ch->explore; i++)
+        if (i != native && ch->cand[i].runs < target(ch, i))
+            return 0;
+    return (unsigned __int128)ch->cand[best].score_ps * (100u + PLAN_CHOICE_EDGE) <=
+           (unsigned __int128)seen_fastest(ch) * 100u;
+}
+
+/* Counts MPI's calls seen before the round as its block's (seen_stands): its score is theirs. */
+static void stand_in(plan_choice *ch)
+{
+    int native = find(ch, PLAN_ALGO_NATIVE, 0);
+    for (uint32_t k = 0; k < ch->seen_n; k++) {
+        ch->cand[native].started++;
+        note(ch, native, ch->seen[k]);
+    }
+}
+
 /* Points next at the candidate of the block under way (ch->last: started fewer than its
  * target's times (`trials`, or `reference` for MPI's algorithm), or warming); else settles
  * when every explored candidate has its target's measurements, unless MPI's measurement is in
@@ -341,6 +400,11 @@ static void advance(plan_choice *ch)
     for (int i = 0; i < ch->explore; i++)
         if (window_moot(ch, i))
             done(ch, i);
+    if (seen_stands(ch)) {
+        stand_in(ch);
+        settle(ch);
+        return;
+    }
     int measured = 1;
     for (int i = 0; i < ch->explore; i++)
         measured &= ch->cand[i].runs >= target(ch, i);
@@ -502,9 +566,11 @@ void plan_choice_start(plan_choice *ch, plan_algo algo, int variant)
     advance(ch);
 }
 
-void plan_choice_native_seen(plan_choice *ch, uint64_t ps)
+void plan_choice_native_seen(plan_choice *ch, const uint64_t *t, uint32_t n)
 {
-    ch->seen_ps = ps;
+    uint32_t from = n > PLAN_CHOICE_SECOND ? n - PLAN_CHOICE_SECOND : 0;
+    ch->seen_n = n - from;
+    memcpy(ch->seen, t + from, sizeof *t * ch->seen_n);
 }
 
 void plan_choice_network(plan_choice *ch)
@@ -526,18 +592,7 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t me
     int i = find(ch, ran, variant);
     if (ch->settled || i < 0 || i >= ch->explore)
         return;
-    plan_candidate *c = &ch->cand[i];
-    c->runs++;
-    if (measured_ps < c->best_ps)
-        c->best_ps = measured_ps;
-    plan_samples *round = &ch->samples[i];
-    uint32_t call = c->runs - 1; /* measurements arrive in the order the calls started */
-    round->warm += !cold_call(round, call);
-    if (round->n < PLAN_CHOICE_SECOND) {
-        round->t[round->n++] = measured_ps;
-        uint32_t window = is_native(c) ? PLAN_CHOICE_SECOND : ch->trials;
-        c->score_ps = round_score(ch, i, round->n > window ? round->n - window : 0);
-    }
+    note(ch, i, measured_ps);
     int who;
     uint64_t bar = loss_bar(ch, &who);
     for (int k = 0; !ch->reopened && bar != UINT64_MAX && k < ch->explore; k++)

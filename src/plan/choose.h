@@ -84,7 +84,8 @@ typedef struct plan_choice {
     uint32_t watched;                      /* settled calls observed since settling */
     uint64_t watch[PLAN_CHOICE_WATCH];     /* the last of them (ring, by watched) */
     uint32_t rechecks;                     /* rounds started because it was contradicted */
-    uint64_t seen_ps;                      /* plan_choice_native_seen's call; 0: none */
+    uint64_t seen[PLAN_CHOICE_SECOND];     /* plan_choice_native_seen's calls, oldest first */
+    uint32_t seen_n;                       /* how many */
     plan_samples samples[PLAN_CHOICE_EXPLORE_MAX]; /* of cand[0 .. explore), this round */
 } plan_choice;
 
@@ -104,30 +105,28 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
 
 /* Marks the choice's calls as crossing a network between nodes, whose connections keep state
  * from one call to the next: a candidate's first call after another's is not its own time (8
- * emulated hosts x 4 ranks, TCP BBR: 0.7 - 5.3 s against 0.34 - 0.52). Such a call then does
- * not judge a candidate modeled clearly faster (first round) or measured so before (later
- * rounds) (cold_exempt in choose.c; plan_choice_unjudged). */
+ * emulated hosts x 4 ranks, TCP BBR: 0.7 - 5.3 s against 0.34 - 0.52), and does not judge a
+ * candidate modeled clearly faster (first round) or measured so (later; plan_choice_unjudged). */
 void plan_choice_network(plan_choice *ch);
 
-/* Notes MPI's fastest measured call of the pattern before the choice began (0: none): it
- * counts as MPI's fastest call of the first round (plan_choice_start, plan_choice_record). */
-void plan_choice_native_seen(plan_choice *ch, uint64_t ps);
+/* Notes MPI's measured calls of the same exchange just before the choice began, t[0 .. n) (the
+ * last PLAN_CHOICE_SECOND): their fastest counts as MPI's fastest call of the first round
+ * (plan_choice_start, plan_choice_record); across a network they can stand for MPI's block of
+ * the first round (plan_choice_start). */
+void plan_choice_native_seen(plan_choice *ch, const uint64_t *t, uint32_t n);
 
 /* Notes that the pattern's first call (which gathered and planned, and is measured only
  * through plan_choice_first) ran candidate (algo, variant): if it is explored, the round's
- * first block is its own, so that its measured calls follow its own first (on a TCP network a
- * call leaves its connections' state to the next one). Ignored once settled, once a call was
- * started, or for a candidate not explored. */
+ * first block is its own, so that its measured calls follow its own first (see
+ * plan_choice_start). Ignored once settled, once a call was started, or if not explored. */
 void plan_choice_opened(plan_choice *ch, plan_algo algo, int variant);
 
 /* The candidate a new pattern's first call runs where no candidate is explored on purpose:
  * the best model. */
 const plan_candidate *plan_choice_opening(const plan_choice *ch);
 
-/* The family the next call should run. */
+/* The family, and the candidate (family and variant), the next call should run. */
 plan_algo plan_choice_next(const plan_choice *ch);
-
-/* The candidate (family and variant) the next call should run. */
 const plan_candidate *plan_choice_current(const plan_choice *ch);
 
 /* The explored candidate with the best estimate now (plan_choice_estimate). */
@@ -151,34 +150,35 @@ const plan_candidate *plan_choice_incumbent(const plan_choice *ch);
 const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, int variant);
 
 /* Exploring candidate c instead of the incumbent (plan_choice_incumbent), for plan_wait_allows:
- * both estimates (plan_choice_estimate) and the predicted cost (plan_budget_predicted: the
- * difference, at least a tenth of the incumbent's); no risk beyond it (the pattern's set-up is
- * paid). */
+ * both estimates (plan_choice_estimate) and the predicted cost (plan_budget_predicted); no risk
+ * beyond it (the pattern's set-up is paid). */
 plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *c);
 
 /* Notes that a call that will be measured started with candidate (algo, variant) (what
- * plan_choice_current said, or the incumbent while exploring waits). While exploring, a
- * round measures its candidates in blocks of consecutive calls, not in turns: on a TCP
- * network a call leaves its connections' state to the next one (on 8 emulated hosts x 4 ranks
- * a schedule of one message per NIC took 1.2 - 1.6 x its own time right after a call of MPI's
- * algorithm, which loses packets in the switch, and 5 - 6 calls of its own to get back to
- * it). The next call runs the candidate started last until it was started `trials` times, and
- * a plan (not MPI's algorithm, the reference) further, at most PLAN_CHOICE_SECOND times, while
- * it is still warming up: its last measured call was more than PLAN_CHOICE_WARM percent faster
- * than the one before and faster than every other explored candidate's score (a plan getting
- * faster towards a win; one that is not winning is not given more calls). Then MPI's
- * algorithm's block if it was started fewer than `trials` times (a plan explored after it is
- * charged against its measured time, and one whose first call loses clearly runs no more),
- * else that of the explored candidate started the fewest times (the lowest index on ties);
- * once every explored candidate was started `trials` times, the fastest measured so far until
- * the choice settles. In the first round, where it would settle on a plan that MPI's fastest
- * call of the round beats (by PLAN_CHOICE_EDGE percent), MPI's block goes on to 2 trials + 1
- * calls (at most PLAN_CHOICE_SECOND) first (also where MPI's call before the round did:
- * plan_choice_native_seen): on a congested network MPI's calls can be fast or slow (8 emulated
- * hosts x 4 ranks: 400 or 600 ms), and `trials` slow ones must not hand the pattern to a plan
- * that loses to the fast mode. The first round's first block is that of the pattern's first
- * call (plan_choice_opened), else the best model's; the second round's is MPI's algorithm's.
- * Measurements may arrive later (plan_choice_record). Ignored once settled. */
+ * plan_choice_current said, or the incumbent while exploring waits). While exploring, a round
+ * measures its candidates in blocks of consecutive calls, not in turns: on a TCP network a call
+ * leaves its connections' state to the next one (8 emulated hosts x 4 ranks: one message per NIC
+ * took 1.2 - 1.6 x its own time right after MPI's algorithm's lossy calls, and 5 - 6 calls of
+ * its own to get back to it). The next call runs the candidate started last until it was
+ * started `trials` times, and a plan (not MPI's algorithm, the reference) further, at most
+ * PLAN_CHOICE_SECOND times, while it is still warming up: its last measured call was more than
+ * PLAN_CHOICE_WARM percent faster than the one before and faster than every other explored
+ * candidate's score. Then MPI's algorithm's block if it was started fewer than `trials` times (a
+ * plan explored after it is charged against its measured time, and one whose first call loses
+ * clearly runs no more), else that of the explored candidate started the fewest times (the
+ * lowest index on ties); once every explored candidate was started `trials` times, the fastest
+ * measured so far until the choice settles. In the first round, where it would settle on a plan
+ * that MPI's fastest call of the round (or seen before it: plan_choice_native_seen) beats (by
+ * PLAN_CHOICE_EDGE percent), MPI's block goes on to 2 trials + 1 calls (at most
+ * PLAN_CHOICE_SECOND) first: `trials` calls in a congested network's slow mode must not hand the
+ * pattern to a plan that loses to the fast one. Across a network, where MPI's block of the first
+ * round is not begun, every plan explored was measured, and the fastest one's score beats each of
+ * MPI's calls seen before the round (at least two) by PLAN_CHOICE_EDGE percent, those calls stand
+ * for MPI's block and the choice settles on the plan: a switch back would cost its warming up
+ * again (node-direct, `permutation` above: 560 -> 360 ms a call, twice). The first round's first
+ * block is that of the pattern's first call (plan_choice_opened), else the best model's; the
+ * second round's is MPI's. Measurements may arrive later (plan_choice_record). Ignored once
+ * settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
 /* Whether the next call continues, whatever the budget says, the block of a candidate across

@@ -83,9 +83,11 @@ typedef struct shim_comm {
     int first_on_node;     /* agreed at creation: every rank's topology was known then and no
                               byte of that call left its node (plan_summary_on_node) */
     shim_prev prev;        /* the previous agreed call */
-    uint64_t native_seen_ps; /* agreed: the fastest exchange of MPI's algorithm measured in
-                                the agreed calls since the last that was not the one before
-                                it again (0: none; plan_choice_native_seen) */
+    /* agreed: the exchanges of MPI's algorithm measured in the agreed calls since the last that
+       was not the one before it again, oldest first (the last ones kept), and how many
+       (plan_choice_native_seen) */
+    uint64_t native_seen[PLAN_CHOICE_SECOND];
+    uint32_t native_seen_n;
     MPI_Datatype agree_type; /* the agreement's element (agree.h) */
     uint64_t *agree_buf;   /* its wire form (shim_agree_words of the summary's blocks) */
     plan_summary summary;  /* this call's summary: this rank's, then agreed (its blocks are

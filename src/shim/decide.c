@@ -323,9 +323,9 @@ void shim_decide_choose(const shim_comm *rec, shim_slot *s, uint32_t drop)
                      : !(drop & (1u << s->cand[i].algo)) || s->cand[i].algo == PLAN_ALGO_NATIVE)
             c[n++] = s->cand[i];
     plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin, s->trials);
-    plan_choice_native_seen(&s->choice, rec->native_seen_ps);
     if (rec->topo.nodes > 1)
         plan_choice_network(&s->choice);
+    plan_choice_native_seen(&s->choice, rec->native_seen, rec->native_seen_n);
 }
 
 void shim_decide_trim(shim_comm *rec, shim_slot *s, const plan_matrix *m, uint32_t drop,

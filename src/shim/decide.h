@@ -36,7 +36,7 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
 /* Second half: the choice among s's candidates without those in drop (a bit per family; native
  * is never dropped; a fixed family measured in two variants, if not dropped, among those
  * alone), across a network (plan_choice_network) where rec's ranks are on several
- * nodes, knowing MPI's fastest exchange of the same call before (rec->native_seen_ps,
+ * nodes, knowing MPI's exchanges of the same call just before (rec->native_seen,
  * plan_choice_native_seen). Called first with the families that failed on this rank
  * (s->failed), to prepare the likely run before the ranks agree, then again if the agreed drop
  * differs. */

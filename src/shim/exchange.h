@@ -88,9 +88,9 @@ void shim_feedback(shim_comm *rec, const shim_agreement *ag);
  * measuring); else changes nothing. The same on every rank. */
 void shim_remeasure(shim_comm *rec, shim_slot *s);
 
-/* Keeps rec->native_seen_ps the fastest MPI exchange measured in the current row of agreed
- * calls each the previous one again (again: this call is), 0 once the row breaks. The same on
- * every rank. */
+/* Keeps in rec->native_seen the MPI exchanges measured in the current row of agreed calls each
+ * the previous one again (again: this call is; the last PLAN_CHOICE_SECOND), none once the row
+ * breaks. The same on every rank. */
 void shim_note_native_seen(shim_comm *rec, const shim_agreement *ag, int again);
 
 /* The estimated time (s) of MPI's algorithm for a call of slot s that ran algo in t seconds:

@@ -5,6 +5,7 @@
  * measured figures the agreed path reads back (MPI's estimated and measured time on a slot, the
  * agreement's learned cost). Functions of agreed values, so every rank learns alike. */
 #include <stdio.h>
+#include <string.h>
 
 #include "shim/exchange.h"
 #include "shim/history.h"
@@ -121,16 +122,21 @@ uint64_t shim_native_measured(const shim_slot *s)
     return 0;
 }
 
-/* Keeps rec->native_seen_ps at an agreed call (again: the agreed call before it again) from
- * the previous agreed call's agreed time: the fastest of MPI's exchanges measured in a row of
- * agreed calls each the one before again, the same call as this one (the calls that ran MPI's
- * algorithm before its pattern was gathered, or between checks); agreed values only, the same
- * on every rank. */
+/* Keeps rec->native_seen at an agreed call (again: the agreed call before it again) from the
+ * previous agreed call's agreed time: MPI's exchanges measured in a row of agreed calls each the
+ * one before again, the same call as this one (the calls that ran MPI's algorithm before its
+ * pattern was gathered, or between checks); agreed values only, the same on every rank. */
 void shim_note_native_seen(shim_comm *rec, const shim_agreement *ag, int again)
 {
-    uint64_t t = ag->prev_exec_ps, seen = rec->native_seen_ps;
-    if (ag->timed && rec->prev.algo == PLAN_ALGO_NATIVE && t)
-        rec->native_seen_ps = seen && seen < t ? seen : t;
+    uint64_t t = ag->prev_exec_ps;
+    if (ag->timed && rec->prev.algo == PLAN_ALGO_NATIVE && t) {
+        if (rec->native_seen_n == PLAN_CHOICE_SECOND) { /* the oldest goes */
+            memmove(rec->native_seen, rec->native_seen + 1,
+                    sizeof rec->native_seen[0] * (PLAN_CHOICE_SECOND - 1));
+            rec->native_seen_n--;
+        }
+        rec->native_seen[rec->native_seen_n++] = t;
+    }
     if (!again)
-        rec->native_seen_ps = 0;
+        rec->native_seen_n = 0;
 }

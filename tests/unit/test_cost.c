@@ -1136,6 +1136,40 @@ START_TEST(choice_mpi_in_doubt_measured_longer)
 }
 END_TEST
 
+/* Across a network, MPI's calls of the exchange just before the round (at least two) stand for
+ * its block of the first round where the plan's block, warmed up, beats each of them: the
+ * choice settles on the plan without switching back (8 emulated hosts x 4 ranks,
+ * `permutation`: node-direct warmed up from 560 to 360 ms a call, then again after MPI's
+ * block of the round). Not with one call seen, one the plan does not beat, or on one node:
+ * MPI's block runs after the plan's. Measurements arrive one call late, as in the shim. */
+START_TEST(choice_seen_calls_stand_for_mpi_block)
+{
+    const uint64_t model[4] = {512, 385, 10000, 10000};
+    const uint64_t native_t[16] = {400, 410, 405, 400, 410, 405, 400, 410,
+                                   400, 410, 405, 400, 410, 405, 400, 410};
+    const uint64_t direct_t[16] = {540, 450, 400, 370, 360, 358, 360, 360,
+                                   360, 360, 360, 360, 360, 360, 360, 360};
+    const uint64_t seen[3][2] = {{430, 448}, {430, 0}, {360, 448}};
+    const uint32_t nseen[3] = {2, 1, 2};
+    for (int k = 0; k < 4; k++) { /* the three seen, then the first on one node */
+        plan_choice ch = choice_of(model, 50, 3);
+        if (k < 3)
+            plan_choice_network(&ch);
+        plan_choice_native_seen(&ch, seen[k % 3], nseen[k % 3]);
+        plan_choice_opened(&ch, PLAN_ALGO_DIRECT, 0); /* the pattern's first call ran direct */
+        int direct_calls = recorded_first(&ch, native_t, direct_t, 40);
+        ck_assert_int_eq(ch.settled, 1);
+        ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+        const plan_candidate *n = plan_choice_find(&ch, PLAN_ALGO_NATIVE, 0);
+        /* 540 .. 360 while warming, then the first call settled */
+        ck_assert_int_eq(direct_calls, 6);
+        /* with a call of 360 seen, MPI's block is in doubt: 7 calls */
+        ck_assert_uint_eq(n->runs, k == 0 ? 2 : k == 2 ? 7 : 3);
+        ck_assert_uint_eq(n->score_ps, k == 0 ? 430 : 405);
+    }
+}
+END_TEST
+
 /* A choice between MPI's algorithm (modeled 100) and direct (110) across a network, MPI's
  * call seen_ps before the round (plan_choice_native_seen; 0: none). */
 static plan_choice seen_choice(uint64_t seen_ps)
@@ -1143,7 +1177,7 @@ static plan_choice seen_choice(uint64_t seen_ps)
     const uint64_t model[4] = {100, 110, 1000, 1000};
     plan_choice ch = choice_of(model, 50, 3);
     plan_choice_network(&ch);
-    plan_choice_native_seen(&ch, seen_ps);
+    plan_choice_native_seen(&ch, &seen_ps, seen_ps != 0);
     return ch;
 }
 
@@ -1383,6 +1417,7 @@ int main(void)
     tcase_add_test(basic, choice_block_goes_on_while_warming);
     tcase_add_test(basic, choice_mpi_in_doubt_measured_longer);
     tcase_add_test(basic, choice_mpi_seen_before_round_in_doubt);
+    tcase_add_test(basic, choice_seen_calls_stand_for_mpi_block);
     tcase_add_test(basic, choice_network_judges_cold_blocks_by_two_calls);
     tcase_add_test(basic, choice_network_later_round_judges_cold_by_fastest);
     tcase_add_test(basic, choice_network_borrowed_model_follows_mpi);
