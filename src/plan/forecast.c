@@ -95,9 +95,10 @@ void plan_history_gathered(plan_history *h)
     h->gathered = h->calls;
 }
 
-void plan_history_gather_result(plan_history *h, int ran_plan)
+void plan_history_gather_result(plan_history *h, int ran_plan, int explored)
 {
-    h->futile = ran_plan ? 0 : h->futile + (h->futile < UINT32_MAX);
+    if (ran_plan || !explored)
+        h->futile = ran_plan ? 0 : h->futile + (h->futile < UINT32_MAX);
     h->plan_streak += ran_plan && h->plan_streak < UINT32_MAX;
 }
 
@@ -284,6 +285,15 @@ static uint64_t family_estimate(const plan_forecast_in *in, plan_forecast *f, pl
                                gather_of(in, a)));
 }
 
+/* Whether family a's correction in f rests on at least PLAN_FORECAST_STEADY_SAMPLES calls that
+ * agree within 5/4. */
+static int steady(const plan_forecast *f, plan_algo a)
+{
+    int key = plan_learn_key(a, PLAN_LEARN_BEFORE);
+    return f->learned.samples[key] >= PLAN_FORECAST_STEADY_SAMPLES &&
+           (uint64_t)f->learned.spread[key] * 4 <= (uint64_t)PLAN_LEARN_ONE * 5;
+}
+
 /* Whether family a, estimated at f->est_ps[a], beats native by the rule of its state. */
 static int wins(const plan_forecast_in *in, const plan_forecast *f, plan_algo a)
 {
@@ -291,8 +301,28 @@ static int wins(const plan_forecast_in *in, const plan_forecast *f, plan_algo a)
     if (in->learn && f->state[a] == PLAN_LEARN_UNKNOWN)
         return 0; /* never measured at this size: explored within the budget */
     /* measured (long ago for a stale one: measured again when it runs), or with learn == 0
-     * the raw model: by the safety margin, which a single call's noise must not cross */
-    return plus_pct(t, PLAN_FORECAST_SAFETY) < f->native_ps;
+     * the raw model: by the safety margin, which a single call's noise must not cross; where
+     * patterns do not repeat, by the edge of a round's measured candidates once the family's
+     * calls agree and MPI's last measured call was no faster than its correction says (not
+     * where that correction still holds older, slower calls) */
+    int nk = plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant);
+    uint32_t edge = in->learn && f->state[a] == PLAN_LEARN_KNOWN && drifting(in) && steady(f, a) &&
+                            f->learned.latest[nk] >= f->ratio[PLAN_ALGO_NATIVE]
+                        ? PLAN_FORECAST_DRIFT_EDGE
+                        : PLAN_FORECAST_SAFETY;
+    return plus_pct(t, edge) < f->native_ps;
+}
+
+/* The family measured at this size (not long ago) with the lowest estimate below MPI's
+ * algorithm's, as a bit (0: none). */
+static uint32_t measured_below_native(const plan_forecast *f)
+{
+    int best = 0;
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++)
+        if (f->state[a] == PLAN_LEARN_KNOWN && f->est_ps[a] < f->native_ps &&
+            (!best || f->est_ps[a] < f->est_ps[best]))
+            best = a;
+    return best ? 1u << best : 0;
 }
 
 /* Whether some family would beat native by its rule (wins) on a pattern repeated for ever:
@@ -465,7 +495,10 @@ static void decide_no_win(const plan_forecast_in *in, plan_forecast *f)
     if (in->learn && !f->tiny && !f->on_node)
         consider_exploring(in, f);
     if (f->explore != PLAN_ALGO_NATIVE) {
-        f->plan = 1u << f->explore;
+        /* with the measured family that beats MPI's algorithm by less than the margin, if any:
+         * the gather is paid, and the pattern must not run MPI's algorithm where the explored
+         * family turns out slower once planned (a futile gather makes the next ones wait) */
+        f->plan = 1u << f->explore | measured_below_native(f);
         variant_ratios(in, f);
         f->exploring = 1;
         f->action = PLAN_FORECAST_GATHER;

@@ -162,7 +162,9 @@ typedef struct plan_forecast {
  * - a family wins if its optimistic time with the agreement, the gather and planning spread
  *   over the calls expected per pattern, corrected as measured, beats native by
  *   PLAN_FORECAST_SAFETY percent (a family not measured yet at this size never wins: it is
- *   explored, below); then gather, and plan
+ *   explored, below; where patterns are known not to repeat, a steady measured family by
+ *   PLAN_FORECAST_DRIFT_EDGE, see budget.h, where MPI's last measured call was no faster than
+ *   its correction); then gather, and plan
  *   the winners and the families within margin_pct of the best (only the best winner where
  *   patterns are known not to repeat: at least 4 new ones, fewer than 2 calls each); after a
  *   futile gather (the history's last gathered pattern ran MPI's algorithm after all) the
@@ -178,7 +180,8 @@ typedef struct plan_forecast {
  *   allows, or it pays for itself with its risk within PLAN_FORECAST_RISK_PCT
  *   (plan_wait_allows): one not measured yet estimated (by the largest of native's and the
  *   measured families' corrections and PLAN_FORECAST_SAFETY percent) within margin_pct of
- *   native, or one measured long ago (stale) whatever its old correction says;
+ *   native, or one measured long ago (stale) whatever its old correction says; planned with
+ *   the measured family estimated lowest below native, if any;
  * - else MPI's algorithm; settled (later calls may run unchecked) when a family worth
  *   exploring waits for the budget, or unless a family would win once the pattern repeats and
  *   the site's patterns are not known to change every call, or the site gathered a pattern
@@ -231,8 +234,10 @@ void plan_history_gathered(plan_history *h);
 
 /* Records how a gathered pattern ended: ran_plan nonzero if a plan ran it (one more in the
  * streak plan_forecast_make measures MPI's algorithm beside), zero if MPI's algorithm did after
- * all (a futile gather: the next gather of its history is exploring). */
-void plan_history_gather_result(plan_history *h, int ran_plan);
+ * all: a futile gather (the next gather of its history is exploring) unless it was gathered to
+ * explore a family (explored nonzero; that family's planned model lost, which says nothing of
+ * the families estimated to win, and the call was charged as exploring). */
+void plan_history_gather_result(plan_history *h, int ran_plan, int explored);
 
 /* Records that MPI's algorithm ran a call, measured at whole_ps (agreed): the streak of plans
  * ends; where the forecast measured it beside plans (plan_forecast.beside) whose best estimate

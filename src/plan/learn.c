@@ -146,6 +146,8 @@ void plan_learn_view_of(const plan_learner *l, int cls, plan_learn_view *v)
                                               : PLAN_LEARN_KNOWN;
         v->samples[k] = c ? c->n : 0;
         v->spread[k] = c ? cell_spread(c) : PLAN_LEARN_ONE;
+        v->latest[k] = c ? c->ratio[(c->at + PLAN_LEARN_RING - 1) % PLAN_LEARN_RING]
+                         : PLAN_LEARN_ONE;
     }
 }
 

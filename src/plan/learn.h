@@ -94,12 +94,14 @@ typedef struct plan_learn_view {
                                          point (PLAN_LEARN_ONE: one sample, all alike, or none) */
     uint8_t state[PLAN_LEARN_KEYS];   /* plan_learn_state */
     uint8_t samples[PLAN_LEARN_KEYS]; /* what plan_learn_samples gives */
+    uint32_t latest[PLAN_LEARN_KEYS]; /* the most recent of those samples (PLAN_LEARN_ONE:
+                                         none) */
 } plan_learn_view;
 
 /* Fills v with the corrections of every key in class cls (l NULL: none known), in one pass over
  * l's cells: v->ratio[key] and v->state[key] are what plan_learn_ratio(l, key, cls) gives,
  * v->samples[key] what plan_learn_samples does, v->spread[key] how far the samples the
- * correction rests on disagree. */
+ * correction rests on disagree, v->latest[key] the last of them. */
 void plan_learn_view_of(const plan_learner *l, int cls, plan_learn_view *v);
 
 /* model_ps corrected by ratio (model * ratio / PLAN_LEARN_ONE, saturating). */

@@ -450,9 +450,10 @@ int shim_run_agreed(shim_call *c, uint64_t t0)
     if (forecast) {
         res.explored |= forecast->exploring; /* a gather after a futile one is charged */
         int ran_plan = res.outcome == SHIM_MISS_RUN && res.algo != PLAN_ALGO_NATIVE;
-        plan_history_gather_result(rec->hist, ran_plan);
+        int explored = forecast->explore != PLAN_ALGO_NATIVE;
+        plan_history_gather_result(rec->hist, ran_plan, explored);
         if (site)
-            plan_history_gather_result(site, ran_plan);
+            plan_history_gather_result(site, ran_plan, explored);
     }
     return after_miss(c, res, t0);
 }

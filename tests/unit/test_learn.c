@@ -401,6 +401,27 @@ START_TEST(learn_view_matches_lookups)
 }
 END_TEST
 
+/* plan_learn_view_of's latest is the sample recorded last, through the ring's wrap, in the
+ * class asked and in a class within reach. */
+START_TEST(learn_view_latest)
+{
+    plan_learner *l = calloc(1, sizeof *l);
+    ck_assert_ptr_nonnull(l);
+    plan_learn_view v;
+    uint64_t st = 99;
+    for (int i = 0; i < 3 * PLAN_LEARN_RING; i++) {
+        uint64_t measured = 1000 + rm_below(&st, 4000);
+        plan_learn_record(l, 3, 5, measured, 1000);
+        for (int c = 5; c <= 6; c++) {
+            plan_learn_view_of(l, c, &v);
+            ck_assert_uint_eq(v.latest[3], (uint32_t)(measured * PLAN_LEARN_ONE / 1000));
+            ck_assert_uint_eq(v.latest[2], PLAN_LEARN_ONE);
+        }
+    }
+    free(l);
+}
+END_TEST
+
 START_TEST(learn_staleness_backs_off)
 {
     plan_learner *l = calloc(1, sizeof *l);
@@ -645,7 +666,8 @@ static plan_algo drift_call_beside(site *s, const plan_summary *sum, uint32_t tr
     for (int h = 0; h < 2; h++) {
         plan_history *hist = h ? s->comm : s->site;
         if (f.action == PLAN_FORECAST_GATHER)
-            plan_history_gather_result(hist, ran != PLAN_ALGO_NATIVE);
+            plan_history_gather_result(hist, ran != PLAN_ALGO_NATIVE,
+                                       f.explore != PLAN_ALGO_NATIVE);
         if (ran == PLAN_ALGO_NATIVE)
             plan_history_native_measured(hist, f.beside, measured, f.best_ps);
     }
@@ -1689,7 +1711,12 @@ START_TEST(forecast_futile_gather_explores)
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
     ck_assert_int_eq(f.exploring, 0);
-    plan_history_gather_result(s.site, 0);
+    /* a gather that explored a family and ran MPI's algorithm is not futile */
+    plan_history_gather_result(s.site, 0, 1);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+    ck_assert_int_eq(f.exploring, 0);
+    plan_history_gather_result(s.site, 0, 0);
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.action, PLAN_FORECAST_NATIVE);
     ck_assert_int_eq(f.waiting, 1);
@@ -1699,7 +1726,7 @@ START_TEST(forecast_futile_gather_explores)
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
     ck_assert_int_eq(f.exploring, 1);
     ck_assert_uint_eq(f.best_ps, f.native_ps);
-    plan_history_gather_result(s.site, 1);
+    plan_history_gather_result(s.site, 1, 0);
     s.budget.total_ps = 0;
     plan_forecast_make(&s.in, &f);
     ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
@@ -1707,6 +1734,118 @@ START_TEST(forecast_futile_gather_explores)
     free(sum->block);
     free(sum);
     site_free(&s);
+}
+END_TEST
+
+/* A site (site_with_pattern, native_pct 500, seed 9) whose MPI's algorithm was measured twice at
+ * its model, and whose histories saw `calls` agreed calls of which `news` new patterns; its
+ * forecast in *f. */
+static plan_summary *measured_site(site *s, int calls, int news, plan_forecast *f)
+{
+    plan_summary *sum = site_with_pattern(s, 500, 9);
+    for (int i = 0; i < calls; i++) {
+        plan_history_calls(s->site, i < news, 0);
+        plan_history_calls(s->comm, i < news, 0);
+    }
+    plan_forecast_make(&s->in, f);
+    for (int i = 0; i < 2; i++)
+        site_record(s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f->cls, f->native_model,
+                    f->native_model, 0, 0);
+    plan_forecast_make(&s->in, f);
+    return sum;
+}
+
+/* Records `direct`'s calls so that its estimate before gathering is pct percent of MPI's
+ * algorithm's (f: the site's forecast), each of them measured at that, times spread_pct
+ * percent for the last one; returns the forecast after. */
+static void direct_at(site *s, const plan_summary *sum, plan_forecast *f, uint32_t pct, int n,
+                      uint32_t spread_pct)
+{
+    uint64_t opt = plan_summary_optimistic(sum, PLAN_ALGO_DIRECT, PLAN_DUPLEX_FULL, &s->c);
+    uint64_t extras = f->est_ps[PLAN_ALGO_DIRECT] -
+                      plan_learn_apply(opt, f->ratio[PLAN_ALGO_DIRECT]);
+    uint64_t run = f->native_ps * pct / 100 - extras;
+    for (int i = 0; i < n; i++)
+        site_record(s, plan_learn_key(PLAN_ALGO_DIRECT, PLAN_LEARN_BEFORE), f->cls,
+                    i == n - 1 ? run * spread_pct / 100 : run, opt, 0, 0);
+    plan_forecast_make(&s->in, f);
+}
+
+START_TEST(forecast_drifting_measured_plan_wins_by_edge)
+{
+    /* patterns that do not repeat: a family measured twice alike, estimated 6 % below MPI's
+     * algorithm, wins (the edge of a round's measured candidates); not where patterns repeat
+     * (the safety margin), nor where its calls disagree by more than 5/4, nor on one call, nor
+     * where MPI's last call was faster than its correction says */
+    struct {
+        int calls, news, n;
+        uint32_t spread_pct;
+        int wins;
+    } cases[] = {{4, 4, 2, 100, 1},
+                 {8, 1, 2, 100, 0},
+                 {4, 4, 3, 140, 0},
+                 {4, 4, 1, 100, 0},
+                 {6, 4, 2, 120, 1}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        site s;
+        plan_forecast f;
+        plan_summary *sum = measured_site(&s, cases[k].calls, cases[k].news, &f);
+        ck_assert_int_eq(f.native_state, PLAN_LEARN_KNOWN);
+        direct_at(&s, sum, &f, 94, cases[k].n, cases[k].spread_pct);
+        ck_assert_uint_lt(f.est_ps[PLAN_ALGO_DIRECT], f.native_ps);
+        ck_assert_uint_gt(f.est_ps[PLAN_ALGO_DIRECT] * 110 / 100, f.native_ps);
+        ck_assert_int_eq(!!(f.win & (1u << PLAN_ALGO_DIRECT)), cases[k].wins);
+        if (cases[k].wins) {
+            ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+            ck_assert_uint_eq(f.plan, 1u << PLAN_ALGO_DIRECT);
+        }
+        free(sum->block);
+        free(sum);
+        site_free(&s);
+    }
+    /* MPI's calls at 1, 1, 2, 1, 2 or 1, 1, 2, 2, 1 times its model (a correction of 1.25):
+     * the edge where its last call was no faster than that, not where it was (the correction
+     * still holds older, slower calls) */
+    for (int last_fast = 0; last_fast < 2; last_fast++) {
+        site s;
+        plan_forecast f;
+        plan_summary *sum = measured_site(&s, 4, 4, &f);
+        uint32_t pct[3] = {200, last_fast ? 200 : 100, last_fast ? 100 : 200};
+        for (int i = 0; i < 3; i++)
+            site_record(&s, plan_learn_key(PLAN_ALGO_NATIVE, 0), f.cls,
+                        f.native_model * pct[i] / 100, f.native_model, 0, 0);
+        plan_forecast_make(&s.in, &f);
+        ck_assert_uint_eq(f.ratio[PLAN_ALGO_NATIVE], PLAN_LEARN_ONE * 5 / 4);
+        direct_at(&s, sum, &f, 94, 2, 100);
+        ck_assert_int_eq(!!(f.win & (1u << PLAN_ALGO_DIRECT)), !last_fast);
+        free(sum->block);
+        free(sum);
+        site_free(&s);
+    }
+}
+END_TEST
+
+START_TEST(forecast_explore_plans_measured_family_below_native)
+{
+    /* a gather that explores a family also plans the measured family estimated below MPI's
+     * algorithm (by less than the margin), so that the pattern need not run MPI's algorithm
+     * if the explored one turns out slower; not one estimated above it */
+    for (int below = 0; below < 2; below++) {
+        site s;
+        plan_forecast f;
+        plan_summary *sum = measured_site(&s, 8, 1, &f);
+        direct_at(&s, sum, &f, below ? 94 : 104, 2, 100);
+        s.budget.total_ps = 1000 * f.native_ps;
+        plan_forecast_make(&s.in, &f);
+        ck_assert_uint_eq(f.win, 0);
+        ck_assert_int_eq(f.action, PLAN_FORECAST_GATHER);
+        ck_assert_int_ne(f.explore, PLAN_ALGO_NATIVE);
+        ck_assert_int_ne(f.explore, PLAN_ALGO_DIRECT);
+        ck_assert_uint_eq(f.plan, (1u << f.explore) | (below ? 1u << PLAN_ALGO_DIRECT : 0));
+        free(sum->block);
+        free(sum);
+        site_free(&s);
+    }
 }
 END_TEST
 
@@ -1718,6 +1857,7 @@ int main(void)
     tcase_add_test(basic, learn_full_forgets_the_oldest);
     tcase_add_loop_test(basic, learn_view_matches_lookups, 0, 4);
     tcase_add_test(basic, learn_staleness_backs_off);
+    tcase_add_test(basic, learn_view_latest);
     tcase_add_test(basic, budget_arithmetic);
     tcase_add_test(basic, run_floor_shares_the_agreement);
     tcase_add_test(basic, forecast_corrects_30x_within_3_calls);
@@ -1735,6 +1875,8 @@ int main(void)
     tcase_add_test(basic, forecast_node_families);
     tcase_add_test(props, summary_equals_matrix);
     tcase_add_test(props, forecast_futile_gather_explores);
+    tcase_add_test(props, forecast_drifting_measured_plan_wins_by_edge);
+    tcase_add_test(props, forecast_explore_plans_measured_family_below_native);
     tcase_add_test(props, forecast_native_sees_shared_nics);
     tcase_add_test(props, forecast_on_node_runs_native);
     tcase_add_test(props, forecast_explore_cost_counts_agreements);
