@@ -249,6 +249,14 @@ static void settle(plan_choice *ch)
     ch->settled = 1;
 }
 
+/* Whether r's last measured call was more than PLAN_CHOICE_WARM percent faster than the one
+ * before. */
+static int gets_faster(const plan_samples *r)
+{
+    return r->n >= 2 && (unsigned __int128)r->t[r->n - 1] * 100 <
+                            (unsigned __int128)r->t[r->n - 2] * (100u - PLAN_CHOICE_WARM);
+}
+
 /* Whether explored candidate i, a plan whose block reached its trials, is still warming up:
  * its last measured call was more than PLAN_CHOICE_WARM percent faster than the one before and
  * faster than every other explored candidate's score, and it was started fewer than
@@ -257,9 +265,7 @@ static void settle(plan_choice *ch)
 static int warming(const plan_choice *ch, int i)
 {
     const plan_samples *r = &ch->samples[i];
-    if (is_native(&ch->cand[i]) || ch->cand[i].started >= PLAN_CHOICE_SECOND || r->n < 2 ||
-        (unsigned __int128)r->t[r->n - 1] * 100 >=
-            (unsigned __int128)r->t[r->n - 2] * (100u - PLAN_CHOICE_WARM))
+    if (is_native(&ch->cand[i]) || ch->cand[i].started >= PLAN_CHOICE_SECOND || !gets_faster(r))
         return 0;
     for (int k = 0; k < ch->explore; k++)
         if (k != i && ch->cand[k].score_ps <= r->t[r->n - 1])
@@ -578,13 +584,29 @@ void plan_choice_network(plan_choice *ch)
     ch->network = 1;
 }
 
+/* Whether explored candidate i's block, across a network, still warms up towards a win the
+ * budget must not cut short: i is a plan started fewer than PLAN_CHOICE_SECOND times in the
+ * round, its last measured call was more than PLAN_CHOICE_WARM percent faster than the one
+ * before (gets_faster), and its model (no faster than its family's measured score) beats the
+ * incumbent's estimate by PLAN_CHOICE_EDGE percent. */
+static int warming_to_win(const plan_choice *ch, int i)
+{
+    const plan_candidate *c = &ch->cand[i];
+    if (!ch->network || is_native(c) || c->started >= PLAN_CHOICE_SECOND ||
+        !gets_faster(&ch->samples[i]))
+        return 0;
+    uint64_t best = plan_choice_estimate(ch, plan_choice_incumbent(ch));
+    return (unsigned __int128)family_model(ch, i, c->model_ps) * (100u + PLAN_CHOICE_EDGE) <=
+           (unsigned __int128)best * 100u;
+}
+
 int plan_choice_unjudged(const plan_choice *ch)
 {
     int i = ch->next, who;
     if (ch->settled || i != ch->last || i >= ch->explore)
         return 0;
     loss_bar(ch, &who);
-    return cold_exempt(ch, i, who);
+    return cold_exempt(ch, i, who) || warming_to_win(ch, i);
 }
 
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps)

@@ -181,13 +181,13 @@ plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *
  * settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
-/* Whether the next call continues, whatever the budget says, the block of a candidate across
- * a network (plan_choice_network) whose measured calls of the round, if any, all came right
- * after another candidate's, when the loss bar's candidate cannot judge it by that call (first
- * round: its model, no faster than its family's measured score, beats that one's by
- * PLAN_CHOICE_LOSS percent, or PLAN_FORECAST_SAFETY where that one's calls spread by more;
- * later: its fastest call beats that one's by PLAN_CHOICE_LOSS percent). The same before and
- * after that call's measurement arrives, so a pick made before the agreement stands. */
+/* Whether the next call continues, whatever the budget says, the block of a candidate across a
+ * network (plan_choice_network) whose measured calls of the round all came right after another
+ * candidate's, when the loss bar's candidate cannot judge it by that call (first round: its
+ * model, no faster than its family's score, beats that one's by PLAN_CHOICE_LOSS percent, or
+ * PLAN_FORECAST_SAFETY where that one's calls spread by more; later: its fastest call beats
+ * that one's by PLAN_CHOICE_LOSS percent), or of a plan still warming up (its last call >
+ * PLAN_CHOICE_WARM % faster than the one before) whose model beats the incumbent's estimate. */
 int plan_choice_unjudged(const plan_choice *ch);
 
 /* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an

@@ -876,6 +876,35 @@ START_TEST(choice_network_judges_cold_blocks_by_two_calls)
 }
 END_TEST
 
+/* Across nodes a plan's block still warming up towards a win is not cut short by the budget:
+ * 8 emulated hosts x 4 ranks, `permutation`, node-direct's calls 568 then 469 ms after MPI's
+ * calls before the round (modeled 350, MPI's algorithm 410), and the budget stopped it for the
+ * rest of the run. Not where its last call was not 3 % faster, nor where its model does not
+ * beat MPI's estimate by 3 %, nor on one node. */
+START_TEST(choice_network_warming_block_goes_on)
+{
+    struct {
+        uint64_t plan_model, second;
+        int network, goes_on;
+    } cases[] = {{350, 469, 1, 1}, {350, 560, 1, 0}, {400, 469, 1, 0}, {350, 469, 0, 0}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const uint64_t model[4] = {410, cases[k].plan_model, 10000, 10000};
+        plan_choice ch = choice_of(model, 50, 3);
+        if (cases[k].network)
+            plan_choice_network(&ch);
+        plan_choice_opened(&ch, PLAN_ALGO_DIRECT, 0);
+        plan_choice_start(&ch, PLAN_ALGO_DIRECT, 0);
+        plan_choice_record(&ch, PLAN_ALGO_DIRECT, 0, 568);
+        ck_assert_int_eq(plan_choice_unjudged(&ch), 0); /* one call: the budget judges */
+        plan_choice_start(&ch, PLAN_ALGO_DIRECT, 0);
+        plan_choice_record(&ch, PLAN_ALGO_DIRECT, 0, cases[k].second);
+        ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+        ck_assert_int_eq(plan_choice_incumbent(&ch)->algo, PLAN_ALGO_NATIVE);
+        ck_assert_int_eq(plan_choice_unjudged(&ch), cases[k].goes_on);
+    }
+}
+END_TEST
+
 /* Measures a recheck of a choice across nodes settled in its first round (native's calls
  * native_t, direct's first_round): two of the settled candidate's calls contradict it, the
  * choice is reopened, and MPI's block (measured first) runs, then direct's first call of the
@@ -1420,6 +1449,7 @@ int main(void)
     tcase_add_test(basic, choice_seen_calls_stand_for_mpi_block);
     tcase_add_test(basic, choice_network_judges_cold_blocks_by_two_calls);
     tcase_add_test(basic, choice_network_later_round_judges_cold_by_fastest);
+    tcase_add_test(basic, choice_network_warming_block_goes_on);
     tcase_add_test(basic, choice_network_borrowed_model_follows_mpi);
     tcase_add_test(basic, choice_network_first_call_is_cold);
     tcase_add_test(basic, choice_network_cold_calls_capped_by_warm);
