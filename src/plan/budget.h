@@ -18,7 +18,7 @@ enum { PLAN_FORECAST_SAFETY = 10 };
  * percent (the edge a measured plan needs over MPI's measured calls in a round) instead of
  * PLAN_FORECAST_SAFETY: on 8 emulated hosts x 2 ranks a sample sort's node-direct calls took
  * 140 - 155 ms, estimated 6 - 8 % below MPI's estimate (from its first calls, 80 - 150 ms),
- * and MPI's algorithm ran 12 - 29 of 30 calls where its calls took 200 ms and more. */
+ * and MPI's algorithm ran 6 - 29 of 30 calls where its calls took 200 ms and more. */
 enum { PLAN_FORECAST_DRIFT_EDGE = 3, PLAN_FORECAST_STEADY_SAMPLES = 2 };
 
 /* An estimated saving pays exploring back over 1 / PLAN_FORECAST_PAYBACK_SHARE of the calls made
