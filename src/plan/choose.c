@@ -257,6 +257,14 @@ static int gets_faster(const plan_samples *r)
                             (unsigned __int128)r->t[r->n - 2] * (100u - PLAN_CHOICE_WARM);
 }
 
+/* Whether candidate i is a plan started fewer than PLAN_CHOICE_SECOND times whose last measured
+ * call was more than PLAN_CHOICE_WARM percent faster than the one before. */
+static int still_warming(const plan_choice *ch, int i)
+{
+    return !is_native(&ch->cand[i]) && ch->cand[i].started < PLAN_CHOICE_SECOND &&
+           gets_faster(&ch->samples[i]);
+}
+
 /* Whether explored candidate i, a plan whose block reached its trials, is still warming up:
  * its last measured call was more than PLAN_CHOICE_WARM percent faster than the one before and
  * faster than every other explored candidate's score, and it was started fewer than
@@ -265,7 +273,7 @@ static int gets_faster(const plan_samples *r)
 static int warming(const plan_choice *ch, int i)
 {
     const plan_samples *r = &ch->samples[i];
-    if (is_native(&ch->cand[i]) || ch->cand[i].started >= PLAN_CHOICE_SECOND || !gets_faster(r))
+    if (!still_warming(ch, i))
         return 0;
     for (int k = 0; k < ch->explore; k++)
         if (k != i && ch->cand[k].score_ps <= r->t[r->n - 1])
@@ -591,12 +599,11 @@ void plan_choice_network(plan_choice *ch)
  * incumbent's estimate by PLAN_CHOICE_EDGE percent. */
 static int warming_to_win(const plan_choice *ch, int i)
 {
-    const plan_candidate *c = &ch->cand[i];
-    if (!ch->network || is_native(c) || c->started >= PLAN_CHOICE_SECOND ||
-        !gets_faster(&ch->samples[i]))
+    if (!ch->network || !still_warming(ch, i))
         return 0;
     uint64_t best = plan_choice_estimate(ch, plan_choice_incumbent(ch));
-    return (unsigned __int128)family_model(ch, i, c->model_ps) * (100u + PLAN_CHOICE_EDGE) <=
+    return (unsigned __int128)family_model(ch, i, ch->cand[i].model_ps) *
+               (100u + PLAN_CHOICE_EDGE) <=
            (unsigned __int128)best * 100u;
 }
 

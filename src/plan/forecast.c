@@ -97,8 +97,10 @@ void plan_history_gathered(plan_history *h)
 
 void plan_history_gather_result(plan_history *h, int ran_plan, int explored)
 {
-    if (ran_plan || !explored)
-        h->futile = ran_plan ? 0 : h->futile + (h->futile < UINT32_MAX);
+    if (ran_plan)
+        h->futile = 0;
+    else if (!explored)
+        h->futile += h->futile < UINT32_MAX;
     h->plan_streak += ran_plan && h->plan_streak < UINT32_MAX;
 }
 
@@ -152,10 +154,16 @@ static int drifting(const plan_forecast_in *in)
     return unrepeated(in) && patterns_of(in)->news >= 4;
 }
 
+/* Whether the samples the correction of key in f rests on agree within num/den. */
+static int spread_within(const plan_forecast *f, int key, uint64_t num, uint64_t den)
+{
+    return (uint64_t)f->learned.spread[key] * den <= (uint64_t)PLAN_LEARN_ONE * num;
+}
+
 /* Whether the samples the correction of key in f rests on disagree by more than 3/2. */
 static int disagrees(const plan_forecast *f, int key)
 {
-    return (uint64_t)f->learned.spread[key] * 2 > (uint64_t)PLAN_LEARN_ONE * 3;
+    return !spread_within(f, key, 3, 2);
 }
 
 /* Whether the samples of MPI's correction in f disagree by more than 3/2 (its calls stall, or
@@ -290,8 +298,7 @@ static uint64_t family_estimate(const plan_forecast_in *in, plan_forecast *f, pl
 static int steady(const plan_forecast *f, plan_algo a)
 {
     int key = plan_learn_key(a, PLAN_LEARN_BEFORE);
-    return f->learned.samples[key] >= PLAN_FORECAST_STEADY_SAMPLES &&
-           (uint64_t)f->learned.spread[key] * 4 <= (uint64_t)PLAN_LEARN_ONE * 5;
+    return f->learned.samples[key] >= PLAN_FORECAST_STEADY_SAMPLES && spread_within(f, key, 5, 4);
 }
 
 /* Whether family a, estimated at f->est_ps[a], beats native by the rule of its state. */
