@@ -12,6 +12,41 @@
 #include "shim/log.h"
 #include "shim/run.h"
 
+/* How many times MPI's algorithm (its base variant) was started in choice ch's round; 0 where
+ * it is no candidate. */
+static uint32_t native_started(const plan_choice *ch)
+{
+    for (int i = 0; i < ch->n; i++)
+        if (ch->cand[i].algo == PLAN_ALGO_NATIVE && ch->cand[i].variant == 0)
+            return ch->cand[i].started;
+    return 0;
+}
+
+/* Logs (verbose 1) the measured scores of choice ch, which has just settled, and what runs
+ * from now on; `stood_in`: MPI's score is that of its calls before the round (seen calls stood
+ * in for its block). */
+static void log_settled(const shim_comm *rec, const plan_choice *ch, int stood_in)
+{
+    char line[512], name[48];
+    size_t n = 0;
+    for (int i = 0; i < ch->explore && n < sizeof line; i++) {
+        const plan_candidate *c = &ch->cand[i];
+        const char *who = shim_run_name(c->algo, c->variant, name, sizeof name);
+        const char *sep = i ? ", " : "";
+        /* not measured: e.g. a window variant whose family did not win */
+        if (c->score_ps == UINT64_MAX)
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s not measured", sep, who);
+        else
+            n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.3g ms", sep, who,
+                                  (double)c->score_ps * 1e-9);
+    }
+    const plan_candidate *c = plan_choice_current(ch);
+    shim_log(1, "measured on %d ranks: %s (median of the %s round's calls%s); runs %s from now on",
+             rec->p, line, ch->reopened ? "second" : "first",
+             stood_in ? ", MPI's of its calls just before the round" : "",
+             shim_run_name(c->algo, c->variant, name, sizeof name));
+}
+
 /* Applies the agreed time of the previous agreed call to its slot's choice (a plan's whole
  * call against MPI's exchange alone: what an unchecked native call costs). */
 void shim_feedback(shim_comm *rec, const shim_agreement *ag)
@@ -47,28 +82,11 @@ void shim_feedback(shim_comm *rec, const shim_agreement *ag)
                      (double)s->choice.strike_ps * 1e-9, strikes, (int)PLAN_CHOICE_WATCH);
         return;
     }
+    uint32_t native_before = native_started(&s->choice);
     plan_choice_record(&s->choice, pv->algo, pv->variant, ps);
-    if (s->choice.settled) {
-        char line[512], name[48];
-        size_t n = 0;
-        for (int i = 0; i < s->choice.explore && n < sizeof line; i++) {
-            const plan_candidate *c = &s->choice.cand[i];
-            const char *who = shim_run_name(c->algo, c->variant, name, sizeof name);
-            const char *sep = i ? ", " : "";
-            /* not measured: e.g. a window variant whose family did not win */
-            if (c->score_ps == UINT64_MAX)
-                n += (size_t)snprintf(line + n, sizeof line - n, "%s%s not measured", sep, who);
-            else
-                n += (size_t)snprintf(line + n, sizeof line - n, "%s%s %.3g ms", sep, who,
-                                      (double)c->score_ps * 1e-9);
-        }
-        const plan_candidate *c = plan_choice_current(&s->choice);
-        shim_log(1,
-                 "measured on %d ranks: %s (median of the %s round's calls); runs %s from "
-                 "now on",
-                 rec->p, line, s->choice.reopened ? "second" : "first",
-                 shim_run_name(c->algo, c->variant, name, sizeof name));
-    }
+    if (s->choice.settled)
+        log_settled(rec, &s->choice,
+                    pv->algo != PLAN_ALGO_NATIVE && !native_before && native_started(&s->choice));
 }
 
 /* Measures the candidates of slot s a second time (plan_choice_reopen: only a choice that
