@@ -16,10 +16,8 @@
  * it is no candidate. */
 static uint32_t native_started(const plan_choice *ch)
 {
-    for (int i = 0; i < ch->n; i++)
-        if (ch->cand[i].algo == PLAN_ALGO_NATIVE && ch->cand[i].variant == 0)
-            return ch->cand[i].started;
-    return 0;
+    const plan_candidate *c = plan_choice_find(ch, PLAN_ALGO_NATIVE, 0);
+    return c ? c->started : 0;
 }
 
 /* Logs (verbose 1) the measured scores of choice ch, which has just settled, and what runs
