@@ -57,13 +57,21 @@ uint64_t plan_budget_calls_until(const plan_budget *b, uint64_t predicted_ps, ui
     return calls_to(need, b->total_ps, b->last_native_ps);
 }
 
+/* What exploring w risks whatever it saves, with what MPI's calls so far cost beyond their
+ * exchange: what must fit PLAN_FORECAST_RISK_PCT. */
+static uint64_t risk_with_overhead(const plan_budget *b, const plan_wait *w)
+{
+    return sat_add(w->risk_ps, b->overhead_ps);
+}
+
 int plan_wait_allows(const plan_budget *b, const plan_wait *w, uint32_t budget_pct)
 {
     if (budget_pct == 0) /* HRELAY_EXPLORE_BUDGET=0: never explore */
         return 0;
     return plan_budget_allows(b, w->pred_ps, budget_pct) ||
            (plan_budget_pays_back(b, w->pred_ps, w->best_ps, w->est_ps) &&
-            (!w->risk_ps || plan_budget_allows(b, w->risk_ps, PLAN_FORECAST_RISK_PCT)));
+            (!w->risk_ps ||
+             plan_budget_allows(b, risk_with_overhead(b, w), PLAN_FORECAST_RISK_PCT)));
 }
 
 uint64_t plan_wait_calls_until(const plan_budget *b, const plan_wait *w, uint32_t budget_pct)
@@ -77,7 +85,8 @@ uint64_t plan_wait_calls_until(const plan_budget *b, const plan_wait *w, uint32_
     /* pays back, and its risk fits as plan_wait_allows asks */
     uint64_t by_estimate = calls_to(need, b->total_ps, b->last_native_ps);
     if (w->risk_ps) {
-        uint64_t by_risk = plan_budget_calls_until(b, w->risk_ps, PLAN_FORECAST_RISK_PCT);
+        uint64_t by_risk = plan_budget_calls_until(b, risk_with_overhead(b, w),
+                                                   PLAN_FORECAST_RISK_PCT);
         by_estimate = by_risk > by_estimate ? by_risk : by_estimate;
     }
     return by_estimate < by_budget ? by_estimate : by_budget;
@@ -110,6 +119,9 @@ void plan_budget_cost(plan_budget *b, uint64_t cost_ps, uint64_t native_ps, int 
     b->total_ps = sat_add(b->total_ps, cost_ps);
     if (explored && cost_ps > best_ps)
         b->explore_ps = sat_add(b->explore_ps, cost_ps - best_ps);
-    if (native_ps)
+    if (native_ps) {
         b->last_native_ps = native_ps;
+        if (cost_ps > native_ps)
+            b->overhead_ps = sat_add(b->overhead_ps, cost_ps - native_ps);
+    }
 }

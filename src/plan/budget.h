@@ -28,10 +28,13 @@ enum { PLAN_FORECAST_PAYBACK_SHARE = 2 };
 /* Percent of the time of all calls so far that exploring on an estimated saving
  * (plan_budget_pays_back) may risk, beyond the budget: the exploring call's whole set-up and
  * the agreements of the calls that measure the candidate, which are paid whatever it turns out
- * to save (plan_forecast_explore_risk). Below the promise of at most 5 % over MPI's time, with
- * a percent left to the agreements of calls that do not explore: on 8 emulated hosts x 4 ranks
- * at 1 KiB per pair, a gather and the measuring calls' agreements cost about two of MPI's calls,
- * and a node-direct estimated 18 % faster measured no faster. */
+ * to save (plan_forecast_explore_risk), together with what the calls of MPI's algorithm have
+ * cost beyond its exchange (their agreements: plan_budget.overhead_ps). Below the promise of at
+ * most 5 % over MPI's time: on 8 emulated hosts x 4 ranks at 1 KiB per pair, a gather and the
+ * measuring calls' agreements cost about two of MPI's calls, and a node-direct estimated 18 %
+ * faster measured no faster; at 4 KiB per pair a fresh communicator's first agreements cost 2 -
+ * 4 % of a 21-call run, so that an exploration whose risk alone fit 4 % made it 1.08 - 1.10 x
+ * MPI's time. */
 enum { PLAN_FORECAST_RISK_PCT = 4 };
 
 /* What a communicator's calls cost, and what of that went into exploring (calls that ran a
@@ -40,6 +43,8 @@ typedef struct plan_budget {
     uint64_t total_ps;       /* measured calls, and unchecked ones at last_native_ps */
     uint64_t explore_ps;     /* exploring calls' excess over the best estimate */
     uint64_t last_native_ps; /* the last measured call of MPI's algorithm */
+    uint64_t overhead_ps;    /* measured calls of MPI's algorithm: their cost beyond its
+                                exchange (agreements, a gather that chose it) */
 } plan_budget;
 
 /* A candidate whose exploring waits for the budget: what exploring it is predicted to cost
@@ -56,8 +61,8 @@ typedef struct plan_wait {
 int plan_budget_allows(const plan_budget *b, uint64_t predicted_ps, uint32_t budget_pct);
 
 /* Whether exploring w may go ahead: pred_ps within budget_pct (plan_budget_allows), or paying
- * for itself (plan_budget_pays_back) with risk_ps within PLAN_FORECAST_RISK_PCT; never with a
- * budget_pct of 0. */
+ * for itself (plan_budget_pays_back) with risk_ps, added to the overhead of MPI's calls so far
+ * (b->overhead_ps), within PLAN_FORECAST_RISK_PCT; never with a budget_pct of 0. */
 int plan_wait_allows(const plan_budget *b, const plan_wait *w, uint32_t budget_pct);
 
 /* How many more calls of MPI's algorithm (at b->last_native_ps each) the communicator must
@@ -105,7 +110,8 @@ uint64_t plan_budget_predicted(uint64_t est_ps, uint64_t best_ps);
 void plan_budget_unchecked(plan_budget *b, uint64_t unchecked);
 
 /* Accounts a measured call: its cost; if it explored, its excess over best_ps; native_ps, if
- * not 0, the time of MPI's exchange it ran (the cost of later unchecked calls). */
+ * not 0, the time of MPI's exchange it ran (the cost of later unchecked calls), and its cost
+ * beyond that exchange the overhead of MPI's calls. */
 void plan_budget_cost(plan_budget *b, uint64_t cost_ps, uint64_t native_ps, int explored,
                       uint64_t best_ps);
 #endif

@@ -492,6 +492,7 @@ START_TEST(budget_arithmetic)
     plan_budget_cost(&b, 1000, 900, 0, 0); /* a native call of 900 in a call of 1000 */
     ck_assert_uint_eq(b.total_ps, 1000);
     ck_assert_uint_eq(b.last_native_ps, 900);
+    ck_assert_uint_eq(b.overhead_ps, 100); /* its agreement: the overhead of MPI's calls */
     plan_budget_unchecked(&b, 10); /* ten more at 900 */
     ck_assert_uint_eq(b.total_ps, 10000);
     ck_assert(plan_budget_allows(&b, 200, 2));
@@ -503,6 +504,7 @@ START_TEST(budget_arithmetic)
     ck_assert(!plan_budget_allows(&b, 123, 2));
     plan_budget_cost(&b, 500, 0, 1, 1000); /* an exploration that won costs nothing */
     ck_assert_uint_eq(b.explore_ps, 100);
+    ck_assert_uint_eq(b.overhead_ps, 100); /* a plan's calls are not MPI's overhead */
     ck_assert(!plan_budget_allows(&b, 0, 0));
     /* predicted: the difference, at least a tenth of the best */
     /* calls until the budget allows: 2 % of 1000 is 20; 50 needs 1500 more, 15 calls of 100 */
@@ -546,6 +548,15 @@ START_TEST(budget_arithmetic)
     plan_budget_unchecked(&q, 1);
     ck_assert(plan_wait_allows(&q, &qw, 2));
     ck_assert_uint_eq(plan_wait_calls_until(&q, &qw, 2), 0);
+    /* what MPI's calls cost beyond their exchange counts against the risk: at a total of 800,
+     * with 10 of overhead, 30 + 10 fits 4 % from a total of 1000 (two more calls of 100) */
+    q.overhead_ps = 10;
+    ck_assert(!plan_wait_allows(&q, &qw, 2));
+    ck_assert_uint_eq(plan_wait_calls_until(&q, &qw, 2), 2);
+    plan_budget_unchecked(&q, 1);
+    ck_assert(!plan_wait_allows(&q, &qw, 2));
+    plan_budget_unchecked(&q, 1);
+    ck_assert(plan_wait_allows(&q, &qw, 2));
     q = (plan_budget){.total_ps = 100, .last_native_ps = 100};
     qw.est_ps = 91; /* within the safety margin: the budget alone, 2400 more at 100 per call */
     ck_assert_uint_eq(plan_wait_calls_until(&q, &qw, 2), 24);
