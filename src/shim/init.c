@@ -83,14 +83,14 @@ static void log_settings(const shim_config *cfg, int size)
              "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% budget=%d%% "
              "recheck=%d "
              "site_depth=%d node_size=%s node_steps=%s node_sync=%s node_join=%s "
-             "node_shm=%s costs=%s report=%s dump=%s",
+             "node_shm=%s rank_sync=%d costs=%s report=%s dump=%s",
              HRELAY_VERSION_STRING, size, shim_request_name(cfg->algo),
              cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full", min_step, cfg->window, grain,
              (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging,
              (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin,
              cfg->budget, cfg->recheck, cfg->site_depth, node_size, steps, sync, join, shm,
-             cfg->calibrated ? cfg->config : "built-in", cfg->report[0] ? cfg->report : "-",
-             cfg->dump[0] ? cfg->dump : "-");
+             cfg->rank_sync, cfg->calibrated ? cfg->config : "built-in",
+             cfg->report[0] ? cfg->report : "-", cfg->dump[0] ? cfg->dump : "-");
 }
 
 /* After PMPI_Init: agree on the configuration and, unless disabled, set up interception

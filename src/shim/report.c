@@ -117,6 +117,7 @@ static void write_config(FILE *f, const shim_config *cfg)
         fputs(", \"node_shm\": \"auto\"", f);
     else
         fprintf(f, ", \"node_shm\": %d", cfg->node_shm);
+    fprintf(f, ", \"rank_sync\": %d", cfg->rank_sync);
     if (cfg->grain)
         fprintf(f, ", \"grain_bytes\": %llu", (unsigned long long)cfg->grain);
     else

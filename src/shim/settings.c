@@ -105,6 +105,15 @@ const shim_setting shim_settings[] = {
              "step before any starts the next (a barrier between them); 0 keeps "
              "HRELAY_NODE_STEPS in flight; auto: 1 where the barriers are modeled at most 1/8 "
              "of the plan's time"},
+    {.name = "HRELAY_RANK_SYNC",
+     .type = SHIM_SETTING_INT,
+     .offset = FIELD(rank_sync),
+     .min = 0,
+     .max = 1,
+     .def = 0,
+     .help = "rank-level plans: 1 runs the plan's steps one at a time, every rank finishing a "
+             "step before any starts the next (a barrier between them); 0 keeps HRELAY_WINDOW "
+             "operations in flight"},
     {.name = "HRELAY_NODE_JOIN",
      .type = SHIM_SETTING_BYTES,
      .offset = FIELD(node_join),

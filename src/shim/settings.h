@@ -86,6 +86,7 @@ typedef struct shim_config {
     int node_steps;             /* HRELAY_NODE_STEPS: node steps in flight (0: HRELAY_WINDOW;
                                    SHIM_NODE_STEPS_AUTO: by the number of nodes) */
     int node_sync;              /* HRELAY_NODE_SYNC: 0, 1, or SHIM_NODE_SYNC_AUTO */
+    int rank_sync;              /* HRELAY_RANK_SYNC: 0 or 1 */
     int node_shm;               /* HRELAY_NODE_SHM: 0, 1 or SHIM_NODE_SHM_AUTO */
     uint64_t node_join;         /* HRELAY_NODE_JOIN: bytes, or SHIM_NODE_JOIN_AUTO */
     plan_cost_params cost;      /* HRELAY_CONFIG, HRELAY_ALPHA, HRELAY_BETA, built-in defaults */

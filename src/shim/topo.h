@@ -74,7 +74,8 @@ int shim_topo_steps(const shim_topo *st, plan_algo algo);
  * topology st runs synchronised (exec_opts.sync_steps): nsteps for a node-level family on a
  * topology with a node of several ranks under HRELAY_NODE_SYNC=1, or =auto where nsteps - 1
  * barriers over p ranks (plan_cost_barrier) are modeled at most 1 / SHIM_NODE_SYNC_SHARE of
- * model_ps; else 0 (HRELAY_NODE_STEPS in flight, shim_topo_steps). The same on every rank. */
+ * model_ps (else 0: HRELAY_NODE_STEPS in flight, shim_topo_steps); nsteps for any other plan
+ * under HRELAY_RANK_SYNC=1, else 0 (HRELAY_WINDOW in flight). The same on every rank. */
 size_t shim_topo_sync(const shim_topo *st, plan_algo algo, size_t nsteps, uint64_t model_ps,
                       int p);
 

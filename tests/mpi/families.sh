@@ -41,6 +41,21 @@ family_run 8 20 forward HRELAY_ALGO=forward
 family_run 3 30 forward HRELAY_ALGO=forward HRELAY_PACKET=7 HRELAY_WINDOW=1
 family_run 6 20 forward HRELAY_ALGO=forward HRELAY_PACKET=100 HRELAY_WINDOW=2
 
+# rank-level plans in synchronised steps (HRELAY_RANK_SYNC=1: a barrier between every two
+# steps): every family byte for byte alike, and the verbose lines say its plans ran so
+sync_run() {
+    family_run "$@" HRELAY_RANK_SYNC=1 HRELAY_VERBOSE=2 2>"$HR_TMP/err"
+    grep -q "hrelay.*: [0-9]* synchronised steps" "$HR_TMP/err" ||
+        hr_fail "HRELAY_RANK_SYNC=1, $*: no plan ran in synchronised steps"
+    grep -q '"rank_sync": 1' "$HR_TMP/report.json" ||
+        hr_fail "HRELAY_RANK_SYNC=1 not in the report's config"
+}
+sync_run 5 16 direct HRELAY_ALGO=direct
+sync_run 4 16 stepwise HRELAY_ALGO=stepwise
+sync_run 3 16 greedy HRELAY_ALGO=greedy
+sync_run 7 12 transpose HRELAY_ALGO=transpose HRELAY_GRAIN=5
+sync_run 6 12 forward HRELAY_ALGO=forward HRELAY_PACKET=100
+
 # half duplex: each family's plans in the half-duplex model (the report's config and every
 # plan the run dumps say so)
 half_run() {
