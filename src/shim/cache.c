@@ -46,9 +46,9 @@ void shim_prog_set_run(shim_prog *prog, const shim_topo *st, int p, const plan *
 {
     prog->steps = shim_topo_steps(st, prog->algo);
     prog->sync_steps = shim_topo_sync(st, prog->algo, prog->nsteps, prog->model_ps, p);
-    if (prog->sync_steps && prog->algo != PLAN_ALGO_NODE_DIRECT)
-        shim_log(2, "%s: %zu synchronised steps", plan_algo_name(prog->algo), prog->sync_steps);
     if (prog->sync_steps) {
+        if (prog->algo != PLAN_ALGO_NODE_DIRECT) /* node-direct's: set_groups */
+            shim_log(2, "%s: %zu synchronised steps", plan_algo_name(prog->algo), prog->sync_steps);
         uint64_t barriers = plan_cost_barrier(p, &shim_g.cfg.cost) *
                             (set_groups(prog, p, pl, node_of) - 1);
         prog->model_ps = prog->model_ps > UINT64_MAX - barriers ? UINT64_MAX

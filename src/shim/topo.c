@@ -184,7 +184,7 @@ size_t shim_topo_sync(const shim_topo *st, plan_algo algo, size_t nsteps, uint64
                       int p)
 {
     int sync = shim_g.cfg.node_sync;
-    if (nsteps < 2 || algo == PLAN_ALGO_NATIVE)
+    if (nsteps < 2)
         return 0;
     if (!plan_algo_is_node(algo) || !shim_topo_plan(st))
         return shim_g.cfg.rank_sync ? nsteps : 0; /* a rank-level plan */
