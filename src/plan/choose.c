@@ -323,32 +323,47 @@ static int window_waits(const plan_choice *ch, int b)
             (native >= 0 && native < ch->explore && ch->cand[native].runs < target(ch, native)));
 }
 
-/* A candidate's calls stall where its slowest of the round took more than this percent of its
- * fastest: a lost packet's retransmission timeout, not the noise of a few percent. */
-enum { PLAN_CHOICE_STALL = 150 };
-
-/* Whether explored candidate i's calls of the round stall (-1: none). */
+/* Whether explored candidate i's calls of the round stall (-1: none): its slowest took more
+ * than PLAN_CHOICE_STALL percent of its fastest (a lost packet's retransmission timeout, not
+ * the noise of a few percent). */
 static int stalls(const plan_choice *ch, int i)
 {
     return spread_beyond(ch, i, PLAN_CHOICE_STALL);
 }
 
+/* Whether explored candidate i's fastest measured call (fastest_call) took more than
+ * PLAN_CHOICE_FAR percent of the pattern's bound, where that is known (-1: none). */
+static int far(const plan_choice *ch, int i)
+{
+    return i >= 0 && i < ch->explore && ch->bound_ps && fastest_call(ch, i) != UINT64_MAX &&
+           beyond(fastest_call(ch, i), ch->bound_ps, PLAN_CHOICE_FAR);
+}
+
+/* Whether the calls of explored candidate b (window_base) or of MPI's algorithm stall as a
+ * small window may mend: either one's calls of the round stall, or both are far from the
+ * bound (every call stalls alike). */
+static int window_mends(const plan_choice *ch, int b)
+{
+    int native = find(ch, PLAN_ALGO_NATIVE, 0);
+    return stalls(ch, b) || stalls(ch, native) || (far(ch, b) && far(ch, native));
+}
+
 /* Whether explored candidate i, not started yet, need not be measured (window_base): its family
  * was measured and does not win, i.e. does not beat some other explored candidate's score
- * (its own variant's aside) by PLAN_CHOICE_EDGE percent, and neither its family's nor MPI's
- * calls of the round stall. A variant is estimated no faster than its family as measured
+ * (its own variant's aside) by PLAN_CHOICE_EDGE percent, and the calls of neither stall
+ * (window_mends). A variant is estimated no faster than its family as measured
  * (family_model), so on a steady network it could only win where its family does; measuring
  * it anyway costs a cold call (16 emulated hosts, 1 MiB per rank: 1.25 - 2 x MPI's on `uniform`
  * and `cyclic-pq`, where `direct` measured as fast as MPI's algorithm, about 2 % of a 31-call
  * run). Where calls stall (lost packets and TCP's retransmission timeouts under incast), fewer
  * operations in flight can avoid the losses: on 16 emulated hosts with 5 ms switch buffers
  * `samplesort`'s calls of MPI's algorithm and of `direct` took 110 or 270 ms alike, and
- * `direct` with a window of 4 took 105 - 115 ms. */
+ * `direct` with a window of 4 took 105 - 115 ms; on `hot-receivers` every call of both took
+ * 2.6 - 3 x the bound, nothing spread, and the window of 4 took 1.2 - 1.3 x. */
 static int window_moot(const plan_choice *ch, int i)
 {
     int b = window_base(ch, i);
-    if (b < 0 || ch->cand[i].started || window_waits(ch, b) || stalls(ch, b) ||
-        stalls(ch, find(ch, PLAN_ALGO_NATIVE, 0)))
+    if (b < 0 || ch->cand[i].started || window_waits(ch, b) || window_mends(ch, b))
         return 0;
     for (int k = 0; k < ch->explore; k++)
         if (k != b && k != i && ch->cand[k].score_ps != UINT64_MAX &&
@@ -590,6 +605,11 @@ void plan_choice_native_seen(plan_choice *ch, const uint64_t *t, uint32_t n)
 void plan_choice_network(plan_choice *ch)
 {
     ch->network = 1;
+}
+
+void plan_choice_bound(plan_choice *ch, uint64_t bound_ps)
+{
+    ch->bound_ps = bound_ps;
 }
 
 /* Whether explored candidate i's block, across a network, still warms up towards a win the

@@ -27,7 +27,9 @@
  * plan's block of calls goes on past `trials` while each call is more than PLAN_CHOICE_WARM
  * percent faster than the one before (see plan_choice_start); in a first round, a small-window
  * variant modeled like its family runs only where the family won by PLAN_CHOICE_EDGE or the
- * family's or MPI's calls stall (choose.c). */
+ * family's or MPI's calls stall (choose.c): their slowest call of the round above
+ * PLAN_CHOICE_STALL percent of their fastest, or, where the pattern's bound is known
+ * (plan_choice_bound), each one's fastest call above PLAN_CHOICE_FAR percent of it. */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,
@@ -38,7 +40,9 @@ enum {
     PLAN_CHOICE_STRIKES = 2,
     PLAN_CHOICE_WATCH = 4,
     PLAN_CHOICE_RECHECKS = 2,
-    PLAN_CHOICE_WARM = 3
+    PLAN_CHOICE_WARM = 3,
+    PLAN_CHOICE_STALL = 150,
+    PLAN_CHOICE_FAR = 200
 };
 
 /* One candidate (a family and its variant) with its modeled and measured times. */
@@ -84,6 +88,8 @@ typedef struct plan_choice {
     uint32_t watched;                      /* settled calls observed since settling */
     uint64_t watch[PLAN_CHOICE_WATCH];     /* the last of them (ring, by watched) */
     uint32_t rechecks;                     /* rounds started because it was contradicted */
+    uint64_t bound_ps;                     /* the pattern's lower bound (plan_choice_bound; 0:
+                                              unknown) */
     uint64_t seen[PLAN_CHOICE_SECOND];     /* plan_choice_native_seen's calls, oldest first */
     uint32_t seen_n;                       /* how many */
     plan_samples samples[PLAN_CHOICE_EXPLORE_MAX]; /* of cand[0 .. explore), this round */
@@ -108,6 +114,13 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
  * emulated hosts x 4 ranks, TCP BBR: 0.7 - 5.3 s against 0.34 - 0.52), and does not judge a
  * candidate modeled clearly faster (first round) or measured so (later; plan_choice_unjudged). */
 void plan_choice_network(plan_choice *ch);
+
+/* Notes the pattern's lower bound by a calibrated cost model (bound_ps; 0: not known): where
+ * the fastest calls of both a family and MPI's algorithm took more than PLAN_CHOICE_FAR percent
+ * of it, their calls stall even where they stall alike, and the family's small-window variant is
+ * measured (16 emulated hosts, 5 ms switch buffers, `hot-receivers`: every call of MPI's
+ * algorithm and of `direct` 2.6 - 3 x the bound, `direct` with a window of 4 1.2 - 1.3 x). */
+void plan_choice_bound(plan_choice *ch, uint64_t bound_ps);
 
 /* Notes MPI's measured calls of the same exchange just before the choice began, t[0 .. n) (the
  * last PLAN_CHOICE_SECOND): their fastest counts as MPI's fastest call of the first round

@@ -77,6 +77,8 @@ typedef struct shim_slot {
     uint64_t overhead_ps; /* the model of what the pattern's first call cost beyond its
                              exchange (agreements, gather, planning) */
     uint64_t window_make_ps; /* the node's window for it, estimated (shim_window_make_estimate) */
+    uint64_t bound_ps;       /* its lower bound by a calibration (HRELAY_CONFIG; 0: built-in
+                                costs, whose bound says nothing of the network) */
     /* between shim_decide and shim_decide_trim: the candidates and what happened */
     int ncand;
     plan_candidate cand[PLAN_CHOICE_MAX];

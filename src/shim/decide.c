@@ -272,6 +272,9 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
         nodes ? plan_cost_topo_native(m, kind, nodes, cost) : plan_cost_native(m, kind, cost);
     s->overhead_ps = 2 * agree + gather;
     s->window_make_ps = shim_window_make_estimate(rec);
+    s->bound_ps = shim_g.cfg.calibrated
+                      ? plan_cost_topo_bound(m, nodes, shim_g.cfg.duplex, &shim_g.cfg.cost)
+                      : 0;
     s->trials = 0;
     if (s->facts.request != SHIM_AUTO || !fc) {
         decide_fixed(rec, s, s->facts.request != SHIM_AUTO ? (plan_algo)s->facts.request
@@ -325,6 +328,7 @@ void shim_decide_choose(const shim_comm *rec, shim_slot *s, uint32_t drop)
     plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin, s->trials);
     if (rec->topo.nodes > 1)
         plan_choice_network(&s->choice);
+    plan_choice_bound(&s->choice, s->bound_ps);
     plan_choice_native_seen(&s->choice, rec->native_seen, rec->native_seen_n);
 }
 

@@ -37,7 +37,8 @@ void shim_decide(shim_comm *rec, shim_slot *s, const plan_matrix *m, const plan_
  * is never dropped; a fixed family measured in two variants, if not dropped, among those
  * alone), across a network (plan_choice_network) where rec's ranks are on several
  * nodes, knowing MPI's exchanges of the same call just before (rec->native_seen,
- * plan_choice_native_seen). Called first with the families that failed on this rank
+ * plan_choice_native_seen) and the pattern's calibrated bound (s->bound_ps, plan_choice_bound).
+ * Called first with the families that failed on this rank
  * (s->failed), to prepare the likely run before the ranks agree, then again if the agreed drop
  * differs. */
 void shim_decide_choose(const shim_comm *rec, shim_slot *s, uint32_t drop);

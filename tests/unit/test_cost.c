@@ -1307,11 +1307,13 @@ START_TEST(choice_edge_cases)
 END_TEST
 
 /* Runs a first round among MPI's algorithm, direct and its small-window variant (modeled like
- * direct) until it settles, each call measured as soon as it started: MPI's calls take
- * native_ps (its second one stall_ps), direct's direct_ps, the variant's window_ps. Counts each
- * one's calls into calls[3]; returns the candidate settled on (its variant in *variant). */
-static plan_algo window_round_stall(uint64_t native_ps, uint64_t stall_ps, uint64_t direct_ps,
-                                    uint64_t window_ps, int calls[3], int *variant)
+ * direct), the pattern's bound bound_ps (0: unknown), until it settles, each call measured as
+ * soon as it started: MPI's calls take native_ps (its second one stall_ps), direct's
+ * direct_ps, the variant's window_ps. Counts each one's calls into calls[3]; returns the
+ * candidate settled on (its variant in *variant). */
+static plan_algo window_round_bound(uint64_t bound_ps, uint64_t native_ps, uint64_t stall_ps,
+                                    uint64_t direct_ps, uint64_t window_ps, int calls[3],
+                                    int *variant)
 {
     const plan_candidate v[3] = {
         {.algo = PLAN_ALGO_NATIVE, .model_ps = 1000},
@@ -1319,6 +1321,7 @@ static plan_algo window_round_stall(uint64_t native_ps, uint64_t stall_ps, uint6
         {.algo = PLAN_ALGO_DIRECT, .variant = PLAN_VARIANT_SMALL_WINDOW, .model_ps = 800}};
     plan_choice ch;
     plan_choice_init(&ch, v, 3, 50, 3);
+    plan_choice_bound(&ch, bound_ps);
     ck_assert_int_eq(ch.explore, 3);
     calls[0] = calls[1] = calls[2] = 0;
     for (int k = 0; k < 40 && !ch.settled; k++) {
@@ -1339,6 +1342,13 @@ static plan_algo window_round_stall(uint64_t native_ps, uint64_t stall_ps, uint6
     ck_assert_int_eq(ch.settled, 1);
     *variant = plan_choice_current(&ch)->variant;
     return plan_choice_next(&ch);
+}
+
+/* window_round_bound with the bound unknown. */
+static plan_algo window_round_stall(uint64_t native_ps, uint64_t stall_ps, uint64_t direct_ps,
+                                    uint64_t window_ps, int calls[3], int *variant)
+{
+    return window_round_bound(0, native_ps, stall_ps, direct_ps, window_ps, calls, variant);
 }
 
 /* window_round_stall on a steady network: MPI's calls all take native_ps. */
@@ -1387,6 +1397,34 @@ START_TEST(choice_window_variant_where_calls_stall)
     /* MPI's slowest call 1.4 x its fastest: no stall, the variant waits as before */
     ck_assert_int_eq(window_round_stall(1000, 1400, 1010, 600, calls, &variant), PLAN_ALGO_NATIVE);
     ck_assert_int_eq(calls[2], 0);
+}
+END_TEST
+
+/* Where the pattern's bound is known (a calibration) and every call of MPI's algorithm and of
+ * the family takes more than twice it, their calls stall alike although none spreads: the
+ * variant is measured, and kept where it wins (16 emulated hosts, 5 ms switch buffers,
+ * `hot-receivers`: MPI's calls and `direct`'s 2.6 - 3 x the bound, `direct` with a window of 4
+ * 1.2 - 1.3 x). Where either one's fastest call is within twice the bound, nothing changes. */
+START_TEST(choice_window_variant_far_from_the_bound)
+{
+    static const struct {
+        uint64_t bound, native, direct, window;
+        plan_algo settled;
+        int measured; /* the variant's calls: 1 at least one, 0 none */
+    } cases[] = {{400, 1000, 1010, 600, PLAN_ALGO_DIRECT, 1},  /* measured, kept */
+                 {400, 1000, 1010, 1100, PLAN_ALGO_NATIVE, 1}, /* measured, losing */
+                 {600, 1000, 1010, 600, PLAN_ALGO_NATIVE, 0},  /* MPI's calls 1.67 x: not far */
+                 {600, 1000, 1500, 600, PLAN_ALGO_NATIVE, 0},  /* direct far, MPI's algorithm not */
+                 {0, 1000, 1010, 600, PLAN_ALGO_NATIVE, 0}};   /* the bound unknown: as before */
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int calls[3], variant;
+        ck_assert_int_eq(window_round_bound(cases[k].bound, cases[k].native, cases[k].native,
+                                            cases[k].direct, cases[k].window, calls, &variant),
+                         cases[k].settled);
+        ck_assert_int_eq(calls[2] > 0, cases[k].measured);
+        if (cases[k].settled == PLAN_ALGO_DIRECT)
+            ck_assert_int_eq(variant, PLAN_VARIANT_SMALL_WINDOW);
+    }
 }
 END_TEST
 
@@ -1458,6 +1496,7 @@ int main(void)
     tcase_add_test(basic, choice_explore_wait_against_incumbent);
     tcase_add_test(basic, choice_window_variant_only_where_its_family_wins);
     tcase_add_test(basic, choice_window_variant_where_calls_stall);
+    tcase_add_test(basic, choice_window_variant_far_from_the_bound);
     tcase_add_test(props, costs_above_bound);
     return tl_run(s, basic, props);
 }
