@@ -117,8 +117,9 @@ void plan_choice_network(plan_choice *ch);
 
 /* Notes the pattern's lower bound by a calibrated cost model (bound_ps; 0: not known): where
  * the fastest calls of both a family and MPI's algorithm took more than PLAN_CHOICE_FAR percent
- * of it, their calls stall even where they stall alike, and the family's small-window variant is
- * measured (16 emulated hosts, 5 ms switch buffers, `hot-receivers`: every call of MPI's
+ * of it, their calls stall (even where every call does, so that none spreads from the others),
+ * and the family's small-window variant is measured without waiting for the rest of the
+ * family's block (16 emulated hosts, 5 ms switch buffers, `hot-receivers`: every call of MPI's
  * algorithm and of `direct` 2.6 - 3 x the bound, `direct` with a window of 4 1.2 - 1.3 x). */
 void plan_choice_bound(plan_choice *ch, uint64_t bound_ps);
 
