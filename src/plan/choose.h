@@ -12,24 +12,20 @@
 #include "plan/budget.h"
 #include "plan/plan.h"
 
-/* At most this many candidates are measured before settling; of a round's calls of a candidate,
- * the first PLAN_CHOICE_SECOND are kept, the median of the last `trials` of them (of all for
- * MPI's algorithm) is its score. At most PLAN_CHOICE_MAX candidates: every family and one more
- * variant. In the first round a measured candidate whose fastest call is more than
- * PLAN_CHOICE_LOSS percent of the slowest call of another candidate measured at least twice is
- * not measured again; the second round measures only candidates whose first-round score was
- * within PLAN_CHOICE_CLOSE percent of the best. Settling keeps MPI's algorithm unless another
- * candidate's score beats its own by more than PLAN_CHOICE_EDGE percent. Once settled, a choice
- * whose candidate measures PLAN_CHOICE_STRIKES of its last PLAN_CHOICE_WATCH calls more than
- * PLAN_CHOICE_LOSS percent of another's score is measured again, at most PLAN_CHOICE_RECHECKS
- * times (a network whose state changed: MPI's algorithm fast in a pattern's first calls and
- * twice as slow later, or slow every other call: a fast call in between must not hide it). A
- * plan's block of calls goes on past `trials` while each call is more than PLAN_CHOICE_WARM
- * percent faster than the one before (see plan_choice_start); in a first round, a small-window
- * variant modeled like its family runs only where the family won by PLAN_CHOICE_EDGE or the
- * family's or MPI's calls stall (choose.c): their slowest call of the round above
- * PLAN_CHOICE_STALL percent of their fastest, or, where the pattern's bound is known
- * (plan_choice_bound), each one's fastest call above PLAN_CHOICE_FAR percent of it. */
+/* At most this many candidates are measured before settling; of a round's calls of a candidate, the
+ * first PLAN_CHOICE_SECOND are kept, the median of the last `trials` of them (of all for MPI's
+ * algorithm) is its score. At most PLAN_CHOICE_MAX candidates: every family and one more variant.
+ * In the first round a measured candidate whose fastest call is more than PLAN_CHOICE_LOSS percent
+ * of the slowest call of another candidate measured at least twice is not measured again; the
+ * second round measures only candidates whose first-round score was within PLAN_CHOICE_CLOSE
+ * percent of the best. Settling keeps MPI's algorithm unless another candidate's score beats its
+ * own by more than PLAN_CHOICE_EDGE percent. Once settled, a choice whose candidate measures
+ * PLAN_CHOICE_STRIKES of its last PLAN_CHOICE_WATCH calls more than PLAN_CHOICE_LOSS percent of
+ * another's score is measured again, at most PLAN_CHOICE_RECHECKS times (plan_choice_observe). A
+ * plan's block of calls goes on past `trials` while each call is more than PLAN_CHOICE_WARM percent
+ * faster than the one before (see plan_choice_start); in a first round, a small-window variant
+ * modeled like its family runs only where the family won by PLAN_CHOICE_EDGE or calls stall: spread
+ * by PLAN_CHOICE_STALL percent, or PLAN_CHOICE_FAR above plan_choice_bound's. */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,
@@ -88,8 +84,7 @@ typedef struct plan_choice {
     uint32_t watched;                      /* settled calls observed since settling */
     uint64_t watch[PLAN_CHOICE_WATCH];     /* the last of them (ring, by watched) */
     uint32_t rechecks;                     /* rounds started because it was contradicted */
-    uint64_t bound_ps;                     /* the pattern's lower bound (plan_choice_bound; 0:
-                                              unknown) */
+    uint64_t bound_ps;                     /* plan_choice_bound's (0: unknown) */
     uint64_t seen[PLAN_CHOICE_SECOND];     /* plan_choice_native_seen's calls, oldest first */
     uint32_t seen_n;                       /* how many */
     plan_samples samples[PLAN_CHOICE_EXPLORE_MAX]; /* of cand[0 .. explore), this round */
@@ -110,17 +105,15 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
                       uint32_t trials);
 
 /* Marks the choice's calls as crossing a network between nodes, whose connections keep state
- * from one call to the next: a candidate's first call after another's is not its own time (8
- * emulated hosts x 4 ranks, TCP BBR: 0.7 - 5.3 s against 0.34 - 0.52), and does not judge a
- * candidate modeled clearly faster (first round) or measured so (later; plan_choice_unjudged). */
+ * from one call to the next: a candidate's first call after another's is not its own time, and
+ * does not judge a candidate modeled clearly faster (first round) or measured so (later;
+ * plan_choice_unjudged; choose.c's plan_choice_network has the measurements). */
 void plan_choice_network(plan_choice *ch);
 
 /* Notes the pattern's lower bound by a calibrated cost model (bound_ps; 0: not known): where
  * the fastest calls of both a family and MPI's algorithm took more than PLAN_CHOICE_FAR percent
- * of it, their calls stall (even where every call does, so that none spreads from the others),
- * and the family's small-window variant is measured without waiting for the rest of the
- * family's block (16 emulated hosts, 5 ms switch buffers, `hot-receivers`: every call of MPI's
- * algorithm and of `direct` 2.6 - 3 x the bound, `direct` with a window of 4 1.2 - 1.3 x). */
+ * of it, every call stalls, and the family's small-window variant is measured without waiting
+ * for the rest of the family's block (choose.c: window_waits, window_moot). */
 void plan_choice_bound(plan_choice *ch, uint64_t bound_ps);
 
 /* Notes MPI's measured calls of the same exchange just before the choice began, t[0 .. n) (the
@@ -148,10 +141,9 @@ const plan_candidate *plan_choice_best(const plan_choice *ch);
 
 /* What candidate c of ch is expected to take per call: its round's score where measured, else
  * its model. Across a network (plan_choice_network), once MPI's calls of the round are
- * measured, a borrowed model is scaled by MPI's score over its model where below 1 (MPI's
- * ratio came, under TCP BBR, from calls 2 x the round's: node-direct, modeled 0.75 x MPI's,
- * waited for the budget), and a plan whose measured calls all followed another candidate's (or
- * a gather) is at most that model. */
+ * measured, a borrowed model is scaled by MPI's score over its model where below 1, and a plan
+ * whose measured calls all followed another candidate's (or a gather) is at most that model
+ * (choose.c's plan_choice_estimate has why). */
 uint64_t plan_choice_estimate(const plan_choice *ch, const plan_candidate *c);
 
 /* What running another candidate is charged against: the best estimate (plan_choice_best)
@@ -171,28 +163,24 @@ plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *
 /* Notes that a call that will be measured started with candidate (algo, variant) (what
  * plan_choice_current said, or the incumbent while exploring waits). While exploring, a round
  * measures its candidates in blocks of consecutive calls, not in turns: on a TCP network a call
- * leaves its connections' state to the next one (8 emulated hosts x 4 ranks: one message per NIC
- * took 1.2 - 1.6 x its own time right after MPI's algorithm's lossy calls, and 5 - 6 calls of
- * its own to get back to it). The next call runs the candidate started last until it was
- * started `trials` times, and a plan (not MPI's algorithm, the reference) further, at most
- * PLAN_CHOICE_SECOND times, while it is still warming up: its last measured call was more than
- * PLAN_CHOICE_WARM percent faster than the one before and faster than every other explored
- * candidate's score. Then MPI's algorithm's block if it was started fewer than `trials` times (a
- * plan explored after it is charged against its measured time, and one whose first call loses
- * clearly runs no more), else that of the explored candidate started the fewest times (the
- * lowest index on ties); once every explored candidate was started `trials` times, the fastest
- * measured so far until the choice settles. In the first round, where it would settle on a plan
- * that MPI's fastest call of the round (or seen before it: plan_choice_native_seen) beats (by
- * PLAN_CHOICE_EDGE percent), MPI's block goes on to 2 trials + 1 calls (at most
- * PLAN_CHOICE_SECOND) first: `trials` calls in a congested network's slow mode must not hand the
- * pattern to a plan that loses to the fast one. Across a network, where MPI's block of the first
- * round is not begun, every plan explored was measured, and the fastest one's score beats each of
- * MPI's calls seen before the round (at least two) by PLAN_CHOICE_EDGE percent, those calls stand
- * for MPI's block and the choice settles on the plan: a switch back would cost its warming up
- * again (node-direct, `permutation` above: 560 -> 360 ms a call, twice). The first round's first
- * block is that of the pattern's first call (plan_choice_opened), else the best model's; the
- * second round's is MPI's. Measurements may arrive later (plan_choice_record). Ignored once
- * settled. */
+ * leaves its connections' state to the next one (choose.c's plan_choice_start). The next call runs
+ * the candidate started last until it was started `trials` times, and a plan (not MPI's algorithm,
+ * the reference) further, at most PLAN_CHOICE_SECOND times, while it is still warming up: its last
+ * measured call was more than PLAN_CHOICE_WARM percent faster than the one before and faster than
+ * every other explored candidate's score. Then MPI's algorithm's block if it was started fewer than
+ * `trials` times (a plan explored after it is charged against its measured time, and one whose
+ * first call loses clearly runs no more), else that of the explored candidate started the fewest
+ * times (the lowest index on ties); once every explored candidate was started `trials` times, the
+ * fastest measured so far until the choice settles. In the first round, where it would settle on a
+ * plan that MPI's fastest call of the round (or seen before it: plan_choice_native_seen) beats (by
+ * PLAN_CHOICE_EDGE percent), MPI's block goes on to 2 trials + 1 calls (at most PLAN_CHOICE_SECOND)
+ * first (choose.c's in_doubt). Across a network, where MPI's block of the first round is not begun,
+ * every plan explored was measured, and the fastest one's score beats each of MPI's calls seen
+ * before the round (at least two) by PLAN_CHOICE_EDGE percent, those calls stand for MPI's block
+ * and the choice settles on the plan: a switch back would cost its warming up again. The first
+ * round's first block is that of the pattern's first call (plan_choice_opened), else the best
+ * model's; the second round's is MPI's. Measurements may arrive later (plan_choice_record). Ignored
+ * once settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
 /* Whether the next call continues, whatever the budget says, the block of a candidate across a
@@ -204,19 +192,17 @@ void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
  * PLAN_CHOICE_WARM % faster than the one before) whose model beats the incumbent's estimate. */
 int plan_choice_unjudged(const plan_choice *ch);
 
-/* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an
- * explored candidate or the choice is settled). Its score is the lower median of its last
- * `trials` calls in the round (of the first PLAN_CHOICE_SECOND; MPI's algorithm, not warming
- * up, of all of them): a candidate fast only now and then must not win by one lucky call, and a
- * plan whose block went on while it warmed up is scored by its warm calls; across a network a
- * plan's call that followed another candidate's counts as no slower than its slowest warm call
- * of the round, if any. In the first round, a measured candidate whose fastest call (MPI's: of
- * the round or before it, plan_choice_native_seen) is more than PLAN_CHOICE_LOSS percent of the
- * slowest call of a candidate measured twice is done (not run again while exploring), unless
- * across a network its calls all followed another's and its model beats that one's clearly
- * (plan_choice_network; a second round measures each fully). Once every explored candidate has
- * its measurements (or is done) and no block is under way, the choice settles on the smallest
- * score_ps (the lower index on ties). */
+/* Records that a call ran candidate (ran, variant) in measured_ps (ignored if it is not an explored
+ * candidate or the choice is settled). Its score is the lower median of its last `trials` calls in
+ * the round (of the first PLAN_CHOICE_SECOND; MPI's algorithm, not warming up, of all of them);
+ * across a network a plan's call that followed another candidate's counts as no slower than its
+ * slowest warm call of the round, if any. In the first round, a measured candidate whose fastest
+ * call (MPI's: of the round or before it, plan_choice_native_seen) is more than PLAN_CHOICE_LOSS
+ * percent of the slowest call of a candidate measured twice is done (not run again while
+ * exploring), unless across a network its calls all followed another's and its model beats that
+ * one's clearly (plan_choice_network; a second round measures each fully). Once every explored
+ * candidate has its measurements (or is done) and no block is under way, the choice settles on the
+ * smallest score_ps (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
 /* What a new pattern's first call must take less than to count as a measurement of the
@@ -243,14 +229,14 @@ int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t me
 /* Starts a second round of measurement among the explored candidates of a choice that
  * settled by measuring them: each is measured 2 trials + 1 more times (trials becomes that),
  * in blocks, and the choice settles on the smallest lower median of a candidate's last
- * second-round calls (of the first PLAN_CHOICE_SECOND): a typical warm call, which a few calls
- * slowed by the machine cannot move. Only candidates whose first-round score was within
- * PLAN_CHOICE_CLOSE percent of the best are measured again. Once per choice, and again (at
- * most PLAN_CHOICE_RECHECKS times, trials not raised further) where plan_choice_observe found
- * it contradicted: such a recheck measures every candidate measured before. Returns 1 if it
- * reopened the choice, 0 if it was not settled, was settled without measuring (fewer than two
- * explored or trials == 0), fewer than two candidates were close enough (measured, for a
- * recheck), or was reopened before and is not contradicted (or was rechecked that often). */
+ * second-round calls (of the first PLAN_CHOICE_SECOND; a few slowed calls cannot move it).
+ * Only candidates whose first-round score was within PLAN_CHOICE_CLOSE percent of the best are
+ * measured again. Once per choice, and again (at most PLAN_CHOICE_RECHECKS times, trials not
+ * raised further) where plan_choice_observe found it contradicted: such a recheck measures
+ * every candidate measured before. Returns 1 if it reopened the choice, 0 if it was not
+ * settled, was settled without measuring (fewer than two explored or trials == 0), fewer than
+ * two candidates were close enough (measured, for a recheck), or was reopened before and is not
+ * contradicted (or was rechecked that often). */
 int plan_choice_reopen(plan_choice *ch);
 
 /* Removes candidate (algo, variant) unless absent or the last; as plan_choice_drop after. */
