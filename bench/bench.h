@@ -188,16 +188,21 @@ int bench_select(const bench_hrelay *h, int c, MPI_Comm comm);
  * before). Returns the MPI code. */
 int bench_call(int c, const bench_exchange *x, MPI_Comm comm);
 
-/* The name of what ran the last call of candidate c: "pmpi", hrelay_last_algorithm, or
- * "mpi" when hrelay is not loaded. */
+/* The name of what ran the last call of candidate c: "pmpi", hrelay_last_run (the family and
+ * its variant; hrelay_last_algorithm for a library without it), or "mpi" when hrelay is not
+ * loaded. */
 const char *bench_ran(const bench_hrelay *h, int c, MPI_Comm comm);
 
 /* A small number for a name bench_ran returned: the candidate's index, or from
- * bench_ncandidates on "mpi", the node-level families, and "unknown" for anything else. */
+ * bench_ncandidates on "mpi" and "unknown" for anything else, each with the family's variant
+ * ("/window 4", "/shared memory") in the higher values. */
 int bench_ran_index(const char *name);
 
-/* The name of a bench_ran_index. */
+/* The family of a bench_ran_index: a candidate's name, "mpi" or "unknown". */
 const char *bench_ran_name(int index);
+
+/* The variant of a bench_ran_index after its family: "" or, e.g., "/window 4". */
+const char *bench_ran_variant(int index);
 
 /* ---- link rate and lower bound (rate.c) ---- */
 
@@ -272,7 +277,7 @@ typedef struct bench_row {
     int p;
     uint64_t bytes_per_rank;
     const char *algorithm;
-    char ran[96];       /* what executed the timed calls ("direct", "native+direct", ...) */
+    char ran[128];      /* what executed the timed calls ("direct", "native+direct", ...) */
     const char *status; /* "ok", "n/a" (the family handed the pattern on), "WRONG", "no-hrelay",
                            "refused" (hrelay does not know the family) */
     int reps;

@@ -21,9 +21,9 @@ void bench_calls_write(FILE *f, const bench_ctx *ctx, const char *pattern, uint6
             size_t i = (size_t)r * (size_t)l->nslots + (size_t)k;
             if (l->t[i] <= 0) /* the slot did not run this round */
                 continue;
-            fprintf(f, "%s,%llu,%d,%d,%d,%s,%s,%.9g,", pattern, (unsigned long long)bytes, run, r,
+            fprintf(f, "%s,%llu,%d,%d,%d,%s,%s%s,%.9g,", pattern, (unsigned long long)bytes, run, r,
                     pos, bench_candidates[o->candidates[k]].name, bench_ran_name(l->ran[i]),
-                    l->t[i]);
+                    bench_ran_variant(l->ran[i]), l->t[i]);
             if (isfinite(bound))
                 fprintf(f, "%.9g", bound);
             fputc('\n', f);

@@ -28,7 +28,11 @@ int bench_hrelay_find(bench_hrelay *h)
     /* POSIX leaves converting a data pointer to a function pointer to the platform; copying the
      * bytes is what dlsym's users do (see its manual page). */
     void *set = dlsym(RTLD_DEFAULT, "hrelay_set_algorithm");
-    void *last = dlsym(RTLD_DEFAULT, "hrelay_last_algorithm");
+    /* hrelay_last_run names the variant too; a library before it (HRELAY_LIB) has only the
+     * family */
+    void *last = dlsym(RTLD_DEFAULT, "hrelay_last_run");
+    if (!last)
+        last = dlsym(RTLD_DEFAULT, "hrelay_last_algorithm");
     void *version = dlsym(RTLD_DEFAULT, "hrelay_version");
     if (!set || !last || !version)
         return 0;
@@ -79,19 +83,41 @@ const char *bench_ran(const bench_hrelay *h, int c, MPI_Comm comm)
 static const char *const ran_extra[] = {"mpi", "unknown"};
 enum { RAN_EXTRA = sizeof ran_extra / sizeof ran_extra[0] };
 
-int bench_ran_index(const char *name)
+/* The variants hrelay_last_run names after a family (src/shim/run.c, shim_run_name). */
+static const char *const ran_variants[] = {"", "/window 4", "/shared memory"};
+enum { RAN_VARIANTS = sizeof ran_variants / sizeof ran_variants[0] };
+
+/* The index of a name without variant: a candidate, or one of ran_extra. */
+static int base_index(const char *name, size_t len)
 {
-    int c = bench_candidate_find(name);
-    if (c >= 0)
-        return c;
+    for (int k = 0; k < bench_ncandidates; k++)
+        if (strlen(bench_candidates[k].name) == len &&
+            !strncmp(name, bench_candidates[k].name, len))
+            return k;
     for (int i = 0; i < RAN_EXTRA - 1; i++)
-        if (!strcmp(name, ran_extra[i]))
+        if (strlen(ran_extra[i]) == len && !strncmp(name, ran_extra[i], len))
             return bench_ncandidates + i;
     return bench_ncandidates + RAN_EXTRA - 1;
 }
 
+int bench_ran_index(const char *name)
+{
+    size_t len = strcspn(name, "/");
+    int base = base_index(name, len), unknown = bench_ncandidates + RAN_EXTRA - 1;
+    for (int v = 0; v < RAN_VARIANTS; v++)
+        if (!strcmp(name + len, ran_variants[v]))
+            return base == unknown ? unknown : base + v * (bench_ncandidates + RAN_EXTRA);
+    return unknown;
+}
+
 const char *bench_ran_name(int index)
 {
+    index %= bench_ncandidates + RAN_EXTRA;
     return index < bench_ncandidates ? bench_candidates[index].name
                                      : ran_extra[index - bench_ncandidates];
+}
+
+const char *bench_ran_variant(int index)
+{
+    return ran_variants[index / (bench_ncandidates + RAN_EXTRA)];
 }

@@ -34,7 +34,8 @@ static void ran_summary(const int *ran, int n, int stride, char *out, size_t cap
             seen = ran[e * stride] == ran[r * stride];
         if (!seen) {
             size_t len = strlen(out);
-            snprintf(out + len, cap - len, "%s%s", len ? "+" : "", bench_ran_name(ran[r * stride]));
+            snprintf(out + len, cap - len, "%s%s%s", len ? "+" : "",
+                     bench_ran_name(ran[r * stride]), bench_ran_variant(ran[r * stride]));
         }
     }
 }
@@ -155,8 +156,9 @@ int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
         row->stalls = -1;
         row->runs = 1;
         row->checked = slots[k].checked;
-        snprintf(row->ran, sizeof row->ran, "%s",
-                 slots[k].skipped || slots[k].refused ? "" : bench_ran_name(slots[k].ran));
+        int shown = !slots[k].skipped && !slots[k].refused;
+        snprintf(row->ran, sizeof row->ran, "%s%s", shown ? bench_ran_name(slots[k].ran) : "",
+                 shown ? bench_ran_variant(slots[k].ran) : "");
         if (strcmp(row->status, "ok")) /* not timed, or wrong in a later check */
             continue;
         timed_row(ctx, seq, l, k, row, scratch);

@@ -52,6 +52,19 @@ int hrelay_set_algorithm(MPI_Comm comm, const char *name);
  */
 const char *hrelay_last_algorithm(MPI_Comm comm);
 
+/**
+ * \brief What executed the most recent intercepted call on \p comm: its family and the
+ *        variant `auto` chose for it.
+ * \return hrelay_last_algorithm's name, followed by "/window 4" where the plan ran with its
+ *         small window of operations in flight, or by "/shared memory" where node-aggregate's
+ *         transfers within the node went through the node's shared-memory window as a variant
+ *         `auto` measured (HRELAY_NODE_SHM=auto), e.g. "direct/window 4"; the same on every
+ *         rank of \p comm. NULL as for hrelay_last_algorithm. The string stays valid until the
+ *         next call of this function or intercepted call on \p comm, or until \p comm is
+ *         freed. Local: no communication.
+ */
+const char *hrelay_last_run(MPI_Comm comm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -68,6 +68,8 @@ typedef struct shim_comm {
     int p, rank;
     int request;           /* hrelay_set_algorithm's request, or SHIM_REQUEST_ENV */
     int last;              /* plan_algo of the family that ran the last call; -1 before any */
+    int last_variant;      /* its PLAN_VARIANT_* (the base for MPI's algorithm) */
+    char last_run[48];     /* hrelay_last_run's name, written when asked */
     uint64_t calls;        /* intercepted calls on this communicator (equal on every rank) */
     uint64_t agreed;       /* of those, calls that ran the agreement */
     uint64_t last_planned; /* `agreed` at the last agreed call whose pattern may run a plan */

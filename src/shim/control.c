@@ -1,12 +1,14 @@
 /* The tool-facing API of hrelay.h: choosing the family per communicator and reading back
- * which family ran. Both act on the communicator's record only (a request made before the
- * communicator's first call waits in an attribute of its own for the record that call makes). */
+ * which family (and which of its variants) ran. They act on the communicator's record only (a
+ * request made before the communicator's first call waits in an attribute of its own for the
+ * record that call makes). */
 #include <stdint.h>
 
 #include "hrelay.h"
 #include "shim/comm.h"
-#include "shim/settings.h"
 #include "shim/export.h"
+#include "shim/run.h"
+#include "shim/settings.h"
 #include "shim/state.h"
 
 /* Whether comm is an intracommunicator hrelay handles. */
@@ -35,8 +37,8 @@ SHIM_EXPORT int hrelay_set_algorithm(MPI_Comm comm, const char *name)
     return 0;
 }
 
-/* hrelay_last_algorithm (see hrelay.h). */
-SHIM_EXPORT const char *hrelay_last_algorithm(MPI_Comm comm)
+/* The record of comm if a call on it was intercepted, else NULL. */
+static shim_comm *called(MPI_Comm comm)
 {
     shim_comm *rec = NULL;
     int flag = 0;
@@ -44,5 +46,21 @@ SHIM_EXPORT const char *hrelay_last_algorithm(MPI_Comm comm)
         PMPI_Comm_get_attr(comm, shim_g.keyval, &rec, &flag) != MPI_SUCCESS || !flag ||
         rec->last < 0)
         return NULL;
-    return plan_algo_name((plan_algo)rec->last);
+    return rec;
+}
+
+/* hrelay_last_algorithm (see hrelay.h). */
+SHIM_EXPORT const char *hrelay_last_algorithm(MPI_Comm comm)
+{
+    shim_comm *rec = called(comm);
+    return rec ? plan_algo_name((plan_algo)rec->last) : NULL;
+}
+
+/* hrelay_last_run (see hrelay.h). */
+SHIM_EXPORT const char *hrelay_last_run(MPI_Comm comm)
+{
+    shim_comm *rec = called(comm);
+    return rec ? shim_run_name((plan_algo)rec->last, rec->last_variant, rec->last_run,
+                               sizeof rec->last_run)
+               : NULL;
 }

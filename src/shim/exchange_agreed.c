@@ -273,6 +273,7 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
                             .best_ps = c->best_ps,
                             .first_bar_ps = first_bar};
     rec->last = (int)r->algo;
+    rec->last_variant = r->variant;
 
     /* the site's figures are what the call took, the window's making included (in its
      * exploring time where the call explored) */

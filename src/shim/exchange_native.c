@@ -164,6 +164,7 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
                             .beside = fc->beside,
                             .best_ps = fc->best_ps};
     rec->last = PLAN_ALGO_NATIVE;
+    rec->last_variant = PLAN_VARIANT_BASE;
     uint64_t bytes = shim_row_bytes(rec);
     shim_account(c->site, PLAN_ALGO_NATIVE, bytes, t, 0, 0, (double)fc->native_model * 1e-12,
                  (double)ps * 1e-12);

@@ -115,6 +115,7 @@ static inline void shim_count_unchecked(shim_comm *rec, shim_site *site, int qui
     st->cache_hits += (uint64_t)quiet;
     st->unchecked += (uint64_t)quiet; /* the agreement's count too (site.h's unchecked_mark) */
     rec->last = PLAN_ALGO_NATIVE;
+    rec->last_variant = PLAN_VARIANT_BASE;
 }
 
 /* Whether a call on comm from return address caller (an MPI_Alltoall's: pair) runs MPI's

@@ -4,7 +4,7 @@
 # configured MPI library. An added or a missing symbol fails the test and prints the difference.
 #   every build    the C entry points MPI_Init, MPI_Init_thread, MPI_Finalize, MPI_Alltoall,
 #                  MPI_Alltoallv, and hrelay.h's hrelay_version, hrelay_set_algorithm,
-#                  hrelay_last_algorithm
+#                  hrelay_last_algorithm, hrelay_last_run
 #   large counts   MPI_Alltoall_c, MPI_Alltoallv_c (config.h: HRELAY_HAVE_MPI_LARGE_COUNT)
 #   MPICH family   the `use mpi_f08` init and finalize subroutines (src/shim/fortran_mpich.c)
 #   Open MPI       the Fortran names of MPI_Alltoall(v), MPI_Init(_thread) and MPI_Finalize in
@@ -26,7 +26,7 @@ trap 'rm -rf "$tmp"' EXIT
 # The expected list, one "TYPE NAME" per line (T: a function in the text section).
 {
     for name in MPI_Init MPI_Init_thread MPI_Finalize MPI_Alltoall MPI_Alltoallv \
-        hrelay_version hrelay_set_algorithm hrelay_last_algorithm; do
+        hrelay_version hrelay_set_algorithm hrelay_last_algorithm hrelay_last_run; do
         echo "T $name"
     done
     if grep -q '^#define HRELAY_HAVE_MPI_LARGE_COUNT 1' config.h; then

@@ -1,6 +1,12 @@
-/* The tool API of hrelay.h (hrelay_set_algorithm, hrelay_last_algorithm), found with dlsym as
- * a tool would: per-communicator families, NULL back to HRELAY_ALGO, unknown names refused,
- * results equal to PMPI's. Run under libhrelay.so with HRELAY_ALGO=native (tests/mpi/control.sh).
+/* The tool API of hrelay.h (hrelay_set_algorithm, hrelay_last_algorithm, hrelay_last_run),
+ * found with dlsym as a tool would: per-communicator families, NULL back to HRELAY_ALGO, unknown
+ * names refused, results equal to PMPI's. Run under libhrelay.so with HRELAY_ALGO=native
+ * (tests/mpi/control.sh).
+ *
+ * With --variants N: N calls of one pattern under whatever HRELAY_ALGO says (control.sh:
+ * node-aggregate, measured with messages and through the node's window), each result equal to
+ * PMPI's; hrelay_last_run must name hrelay_last_algorithm's family alone or followed by
+ * "/shared memory", both must occur, and every rank must see the same names.
  * Exits 0 when everything holds, 1 (after printing why) otherwise. */
 #include <dlfcn.h>
 #include <mpi.h>
@@ -52,12 +58,60 @@ static int exchange(MPI_Comm comm)
     return same ? 0 : 1;
 }
 
-/* Checks that the last call on comm ran `want`. */
+static last_fn last_run; /* hrelay_last_run */
+
+/* Checks that the last call on comm ran `want`, with no variant. */
 static void expect_last(last_fn last, MPI_Comm comm, int rank, const char *want)
 {
-    const char *got = last(comm);
+    const char *got = last(comm), *run = last_run(comm);
     if (!got || strcmp(got, want))
         fail(rank, want, got);
+    if (!run || strcmp(run, want))
+        fail(rank, "hrelay_last_run as hrelay_last_algorithm", run);
+}
+
+/* --variants: n calls of one pattern on comm; see the file's comment. */
+static void variants(last_fn last, MPI_Comm comm, int rank, int n)
+{
+    int seen[2] = {0, 0}, p;
+    MPI_Comm_size(comm, &p);
+    char *mine = calloc((size_t)n, 1), *all = calloc((size_t)n * (size_t)p, 1);
+    for (int k = 0; k < n; k++) {
+        failures += exchange(comm);
+        const char *family = last(comm), *run = last_run(comm);
+        size_t len = family ? strlen(family) : 0;
+        int v = !family || !run || strncmp(run, family, len) ? -1
+                : !run[len]                                  ? 0
+                : !strcmp(run + len, "/shared memory")       ? 1
+                                                             : -1;
+        if (v < 0)
+            fail(rank, "a family alone or with /shared memory", run);
+        else
+            seen[v]++;
+        mine[k] = (char)('0' + v);
+    }
+    MPI_Allgather(mine, n, MPI_CHAR, all, n, MPI_CHAR, comm);
+    for (int r = 0; r < p; r++)
+        if (memcmp(all + (size_t)r * (size_t)n, mine, (size_t)n))
+            fail(rank, "the same variants on every rank", "others");
+    if (!seen[0] || !seen[1])
+        fail(rank, "both variants", seen[0] ? "the family alone only" : "no call without");
+    if (rank == 0)
+        printf("control: %d calls with messages, %d through the node's window\n", seen[0], seen[1]);
+    free(mine);
+    free(all);
+}
+
+/* Prints the verdict of every rank's failures on rank 0 and finalizes MPI; returns the exit
+ * status. */
+static int finish(int rank)
+{
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("control: %s (%d failures)\n", total ? "FAILED" : "ok", total);
+    MPI_Finalize();
+    return total != 0;
 }
 
 int main(int argc, char **argv)
@@ -67,14 +121,20 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     set_fn set = (set_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_set_algorithm");
     last_fn last = (last_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_last_algorithm");
-    if (!set || !last) {
-        fprintf(stderr, "control: hrelay_set_algorithm / hrelay_last_algorithm not found\n");
+    last_run = (last_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_last_run");
+    if (!set || !last || !last_run) {
+        fprintf(stderr, "control: hrelay_set_algorithm / hrelay_last_algorithm / "
+                        "hrelay_last_run not found\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (argc == 3 && !strcmp(argv[1], "--variants")) {
+        variants(last, MPI_COMM_WORLD, rank, atoi(argv[2]));
+        return finish(rank);
     }
 
     MPI_Comm other;
     MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &other);
-    if (last(other) != NULL)
+    if (last(other) != NULL || last_run(other) != NULL)
         fail(rank, "no call on a new communicator yet", last(other));
 
     failures += exchange(MPI_COMM_WORLD);
@@ -118,10 +178,5 @@ int main(int argc, char **argv)
     expect_last(last, MPI_COMM_WORLD, rank, "native");
 
     MPI_Comm_free(&other);
-    int total = 0;
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("control: %s (%d failures)\n", total ? "FAILED" : "ok", total);
-    MPI_Finalize();
-    return total != 0;
+    return finish(rank);
 }

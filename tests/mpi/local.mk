@@ -10,7 +10,8 @@
 #   fortran.sh  MPI_ALLTOALLV / MPI_ALLTOALL from Fortran are rescheduled and right (skipped,
 #               saying why, when configure found no MPI Fortran compiler: --enable-fortran)
 #   report.sh   environment variables and what the report counts
-#   control.sh  the tool API of hrelay.h (hrelay_set_algorithm, hrelay_last_algorithm)
+#   control.sh  the tool API of hrelay.h (hrelay_set_algorithm, hrelay_last_algorithm,
+#               hrelay_last_run)
 #   cache.sh    plan cache, call sites, unchecked native runs, calibration files (sites.c)
 #   auto.sh     HRELAY_ALGO=auto (the default) against PMPI
 #   drift.sh    counts that change on every call: results, the same decision on every rank,
