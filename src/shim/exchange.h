@@ -66,9 +66,10 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0);
 void shim_update_quiet(shim_comm *rec, int may_plan, int again, const plan_wait *wait,
                        uint64_t floor_len);
 
-/* Adds one agreed call to site's statistics: nothing where site is NULL. */
-void shim_account(shim_site *site, plan_algo algo, uint64_t bytes, double t, int hit, int planned,
-                  double modeled_native, double native);
+/* Adds one agreed call of family algo run as variant `variant` (PLAN_VARIANT_*) to site's
+ * statistics: nothing where site is NULL. */
+void shim_account(shim_site *site, plan_algo algo, int variant, uint64_t bytes, double t, int hit,
+                  int planned, double modeled_native, double native);
 
 /* This rank's index of call c's site among its communicator's sites, -1 where it has none. */
 long shim_site_index(const shim_call *c);

@@ -278,7 +278,7 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
     /* the site's figures are what the call took, the window's making included (in its
      * exploring time where the call explored) */
     uint64_t bytes = shim_row_bytes(rec);
-    shim_account(c->site, r->algo, bytes, t + r->setup_s, hit, planned,
+    shim_account(c->site, r->algo, r->variant, bytes, t + r->setup_s, hit, planned,
                  (double)s->model_native_ps * 1e-12,
                  shim_native_estimate(s, r->algo, (double)ps * 1e-12));
     if (c->site) {

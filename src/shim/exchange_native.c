@@ -66,8 +66,8 @@ void shim_update_quiet(shim_comm *rec, int may_plan, int again, const plan_wait 
 
 /* Adds one agreed call to a site's statistics (site may be NULL: out of memory, not
  * counted). */
-void shim_account(shim_site *site, plan_algo algo, uint64_t bytes, double t, int hit, int planned,
-                  double modeled_native, double native)
+void shim_account(shim_site *site, plan_algo algo, int variant, uint64_t bytes, double t, int hit,
+                  int planned, double modeled_native, double native)
 {
     if (!site)
         return;
@@ -75,6 +75,8 @@ void shim_account(shim_site *site, plan_algo algo, uint64_t bytes, double t, int
     st->calls++;
     st->bytes += bytes;
     st->algo_calls[algo]++;
+    if (variant == PLAN_VARIANT_SMALL_WINDOW || variant == PLAN_VARIANT_NODE_WINDOW)
+        st->variant_calls[algo][variant - 1]++;
     st->plans_computed += (uint64_t)planned;
     st->cache_hits += (uint64_t)hit;
     st->time_s += t;
@@ -166,8 +168,8 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     rec->last = PLAN_ALGO_NATIVE;
     rec->last_variant = PLAN_VARIANT_BASE;
     uint64_t bytes = shim_row_bytes(rec);
-    shim_account(c->site, PLAN_ALGO_NATIVE, bytes, t, 0, 0, (double)fc->native_model * 1e-12,
-                 (double)ps * 1e-12);
+    shim_account(c->site, PLAN_ALGO_NATIVE, PLAN_VARIANT_BASE, bytes, t, 0, 0,
+                 (double)fc->native_model * 1e-12, (double)ps * 1e-12);
     if (c->site) {
         c->site->st.before_gather++;
         c->site->st.explore_calls += (uint64_t)fc->exploring;

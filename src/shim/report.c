@@ -23,6 +23,7 @@
 #include "hrelay.h"
 #include "plan/json_out.h"
 #include "shim/report.h"
+#include "shim/run.h"
 
 /* Writes a path setting: a JSON string, or null when unset. */
 static void json_path(FILE *f, const char *s)
@@ -154,6 +155,18 @@ static void write_stats(FILE *f, const shim_stats *s)
         fprintf(f, ": %llu", (unsigned long long)s->algo_calls[a]);
         sep = ", ";
     }
+    fputs("}, \"variants\": {", f);
+    sep = "";
+    for (int a = 0; a < PLAN_ALGO_COUNT; a++)
+        for (int v = 0; v < 2; v++) {
+            char name[48];
+            if (!s->variant_calls[a][v])
+                continue;
+            fputs(sep, f);
+            plan_json_write_string(f, shim_run_name((plan_algo)a, v + 1, name, sizeof name));
+            fprintf(f, ": %llu", (unsigned long long)s->variant_calls[a][v]);
+            sep = ", ";
+        }
     fprintf(f,
             "}, \"plans_computed\": %llu, \"cache_hits\": %llu, \"unchecked\": %llu, "
             "\"new_patterns\": %llu, \"decided_before_gather\": %llu, "

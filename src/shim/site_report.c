@@ -131,8 +131,11 @@ static void merge_ranks(shim_stats *a, const shim_stats *b)
     MAXOF(time_s);
     MAXOF(modeled_native_s);
     MAXOF(native_s);
-    for (int i = 0; i < PLAN_ALGO_COUNT; i++)
+    for (int i = 0; i < PLAN_ALGO_COUNT; i++) {
         MAXOF(algo_calls[i]);
+        for (int v = 0; v < 2; v++)
+            MAXOF(variant_calls[i][v]);
+    }
 #undef MAXOF
     a->bytes += b->bytes;
 }

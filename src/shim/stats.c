@@ -5,8 +5,11 @@ void shim_stats_fold(shim_stats *a, const shim_stats *b)
 {
     a->calls += b->calls;
     a->bytes += b->bytes;
-    for (int i = 0; i < PLAN_ALGO_COUNT; i++)
+    for (int i = 0; i < PLAN_ALGO_COUNT; i++) {
         a->algo_calls[i] += b->algo_calls[i];
+        for (int v = 0; v < 2; v++)
+            a->variant_calls[i][v] += b->variant_calls[i][v];
+    }
     a->plans_computed += b->plans_computed;
     a->cache_hits += b->cache_hits;
     a->unchecked += b->unchecked;
