@@ -75,8 +75,8 @@ void shim_account(shim_site *site, plan_algo algo, int variant, uint64_t bytes, 
     st->calls++;
     st->bytes += bytes;
     st->algo_calls[algo]++;
-    if (variant == PLAN_VARIANT_SMALL_WINDOW || variant == PLAN_VARIANT_NODE_WINDOW)
-        st->variant_calls[algo][variant - 1]++;
+    if (variant != PLAN_VARIANT_BASE)
+        st->variant_calls[algo][variant]++;
     st->plans_computed += (uint64_t)planned;
     st->cache_hits += (uint64_t)hit;
     st->time_s += t;

@@ -158,12 +158,12 @@ static void write_stats(FILE *f, const shim_stats *s)
     fputs("}, \"variants\": {", f);
     sep = "";
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)
-        for (int v = 0; v < 2; v++) {
+        for (int v = PLAN_VARIANT_BASE + 1; v <= PLAN_VARIANT_NODE_WINDOW; v++) {
             char name[48];
             if (!s->variant_calls[a][v])
                 continue;
             fputs(sep, f);
-            plan_json_write_string(f, shim_run_name((plan_algo)a, v + 1, name, sizeof name));
+            plan_json_write_string(f, shim_run_name((plan_algo)a, v, name, sizeof name));
             fprintf(f, ": %llu", (unsigned long long)s->variant_calls[a][v]);
             sep = ", ";
         }

@@ -133,7 +133,7 @@ static void merge_ranks(shim_stats *a, const shim_stats *b)
     MAXOF(native_s);
     for (int i = 0; i < PLAN_ALGO_COUNT; i++) {
         MAXOF(algo_calls[i]);
-        for (int v = 0; v < 2; v++)
+        for (int v = PLAN_VARIANT_BASE + 1; v <= PLAN_VARIANT_NODE_WINDOW; v++)
             MAXOF(variant_calls[i][v]);
     }
 #undef MAXOF

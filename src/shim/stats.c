@@ -7,7 +7,7 @@ void shim_stats_fold(shim_stats *a, const shim_stats *b)
     a->bytes += b->bytes;
     for (int i = 0; i < PLAN_ALGO_COUNT; i++) {
         a->algo_calls[i] += b->algo_calls[i];
-        for (int v = 0; v < 2; v++)
+        for (int v = PLAN_VARIANT_BASE + 1; v <= PLAN_VARIANT_NODE_WINDOW; v++)
             a->variant_calls[i][v] += b->variant_calls[i][v];
     }
     a->plans_computed += b->plans_computed;

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "plan/learn.h"
 #include "plan/plan.h"
 
 /* Accumulated over the calls of one call site on one rank (README "The report" names them). */
@@ -11,9 +12,8 @@ typedef struct shim_stats {
     uint64_t calls;
     uint64_t bytes;                       /* bytes this rank sent, self-copy included */
     uint64_t algo_calls[PLAN_ALGO_COUNT]; /* calls by the family that actually ran them */
-    uint64_t variant_calls[PLAN_ALGO_COUNT][2]; /* of those, the calls of the variant auto
-                                                   chose: PLAN_VARIANT_SMALL_WINDOW - 1 and
-                                                   PLAN_VARIANT_NODE_WINDOW - 1 */
+    /* of algo_calls, the calls run as each variant but PLAN_VARIANT_BASE (index: the variant) */
+    uint64_t variant_calls[PLAN_ALGO_COUNT][PLAN_VARIANT_NODE_WINDOW + 1];
     uint64_t plans_computed;              /* plans built for this site's patterns */
     uint64_t cache_hits;                  /* calls that reused a cached decision or plan */
     uint64_t unchecked;                   /* of those, native calls run without agreement */
