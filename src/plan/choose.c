@@ -247,6 +247,18 @@ static void settle(plan_choice *ch)
         best = native;
     ch->next = best;
     ch->settled = 1;
+    ch->tied = 0;
+    ch->watched = 0;
+    if (best != native)
+        return;
+    int rival = -1; /* the fastest measured plan */
+    for (int i = 0; i < ch->explore; i++)
+        if (i != native && ch->cand[i].score_ps != UINT64_MAX &&
+            (rival < 0 || ch->cand[i].score_ps < ch->cand[rival].score_ps))
+            rival = i;
+    if (rival >= 0 &&
+        !beyond(ch->cand[rival].score_ps, ch->cand[native].score_ps, 100u + PLAN_CHOICE_EDGE))
+        ch->tied = rival + 1;
 }
 
 /* Whether r's last measured call was more than PLAN_CHOICE_WARM percent faster than the one
@@ -591,7 +603,26 @@ static void mark_cold(plan_choice *ch, int i)
         ch->samples[i].cold |= 1u << ch->cand[i].started;
 }
 
-/* Blocks, not turns: on 8 emulated hosts x 4 ranks one message per NIC took 1.2 - 1.6 x its own
+/* The order of a round's calls: its candidates in blocks of consecutive calls, not in turns (on
+ * a TCP network a call leaves its connections' state to the next one). The next call runs
+ * the candidate started last until it was started `trials` times, and a plan (not MPI's algorithm,
+ * the reference) further, at most PLAN_CHOICE_SECOND times, while it is still warming up: its last
+ * measured call was more than PLAN_CHOICE_WARM percent faster than the one before and faster than
+ * every other explored candidate's score. Then MPI's algorithm's block if it was started fewer than
+ * `trials` times (a plan explored after it is charged against its measured time, and one whose
+ * first call loses clearly runs no more), else that of the explored candidate started the fewest
+ * times (the lowest index on ties); once every explored candidate was started `trials` times, the
+ * fastest measured so far until the choice settles. In the first round, where it would settle on a
+ * plan that MPI's fastest call of the round (or seen before it: plan_choice_native_seen) beats (by
+ * PLAN_CHOICE_EDGE percent), MPI's block goes on to 2 trials + 1 calls (at most PLAN_CHOICE_SECOND)
+ * first (choose.c's in_doubt). Across a network, where MPI's block of the first round is not begun,
+ * every plan explored was measured, and the fastest one's score beats each of MPI's calls seen
+ * before the round (at least two) by PLAN_CHOICE_EDGE percent, those calls stand for MPI's block
+ * and the choice settles on the plan: a switch back would cost its warming up again. The first
+ * round's first block is that of the pattern's first call (plan_choice_opened), else the best
+ * model's; the second round's is MPI's.
+ *
+ * Blocks, not turns: on 8 emulated hosts x 4 ranks one message per NIC took 1.2 - 1.6 x its own
  * time right after MPI's algorithm's lossy calls, and 5 - 6 calls of its own to get back to it;
  * MPI's calls seen before the round stand for its block since a switch back would cost a plan's
  * warming up again (node-direct, `permutation`: 560 -> 360 ms a call, twice). */
@@ -755,6 +786,23 @@ int plan_choice_reopen(plan_choice *ch)
     return 1;
 }
 
+int plan_choice_watching(const plan_choice *ch)
+{
+    return ch->settled && ch->tied && ch->watched < PLAN_CHOICE_WATCH;
+}
+
+int plan_choice_switch(plan_choice *ch)
+{
+    if (!ch->settled || !ch->tied || ch->strikes < PLAN_CHOICE_STRIKES ||
+        ch->rechecks >= PLAN_CHOICE_RECHECKS)
+        return 0;
+    ch->next = ch->tied - 1;
+    ch->tied = 0;
+    ch->rechecks++;
+    ch->strikes = ch->watched = 0;
+    return 1;
+}
+
 /* Removes candidate i (see plan_choice_drop). */
 static void drop_one(plan_choice *ch, int i)
 {
@@ -769,6 +817,7 @@ static void drop_one(plan_choice *ch, int i)
         ch->explore--;
     }
     ch->last = ch->last == i ? -1 : ch->last > i ? ch->last - 1 : ch->last;
+    ch->tied = ch->tied == i + 1 ? 0 : ch->tied > i + 1 ? ch->tied - 1 : ch->tied;
     int at = find(ch, current, current_variant);
     ch->next = at >= 0 ? at : 0;
     if (ch->settled) {

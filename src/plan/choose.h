@@ -78,6 +78,8 @@ typedef struct plan_choice {
                                               them (plan_choice_network) */
     int settled;                           /* exploration over: cand[next] is final */
     int reopened;                          /* plan_choice_reopen started a second round */
+    int tied;                              /* settled on MPI's algorithm with a plan measured
+                                              within PLAN_CHOICE_EDGE: 1 + its index (0: no) */
     uint32_t strikes;                      /* settled: of the last PLAN_CHOICE_WATCH calls,
                                               those that contradicted it */
     uint64_t strike_ps;                    /* the fastest of them */
@@ -161,26 +163,11 @@ const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, in
 plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *c);
 
 /* Notes that a call that will be measured started with candidate (algo, variant) (what
- * plan_choice_current said, or the incumbent while exploring waits). While exploring, a round
- * measures its candidates in blocks of consecutive calls, not in turns: on a TCP network a call
- * leaves its connections' state to the next one (choose.c's plan_choice_start). The next call runs
- * the candidate started last until it was started `trials` times, and a plan (not MPI's algorithm,
- * the reference) further, at most PLAN_CHOICE_SECOND times, while it is still warming up: its last
- * measured call was more than PLAN_CHOICE_WARM percent faster than the one before and faster than
- * every other explored candidate's score. Then MPI's algorithm's block if it was started fewer than
- * `trials` times (a plan explored after it is charged against its measured time, and one whose
- * first call loses clearly runs no more), else that of the explored candidate started the fewest
- * times (the lowest index on ties); once every explored candidate was started `trials` times, the
- * fastest measured so far until the choice settles. In the first round, where it would settle on a
- * plan that MPI's fastest call of the round (or seen before it: plan_choice_native_seen) beats (by
- * PLAN_CHOICE_EDGE percent), MPI's block goes on to 2 trials + 1 calls (at most PLAN_CHOICE_SECOND)
- * first (choose.c's in_doubt). Across a network, where MPI's block of the first round is not begun,
- * every plan explored was measured, and the fastest one's score beats each of MPI's calls seen
- * before the round (at least two) by PLAN_CHOICE_EDGE percent, those calls stand for MPI's block
- * and the choice settles on the plan: a switch back would cost its warming up again. The first
- * round's first block is that of the pattern's first call (plan_choice_opened), else the best
- * model's; the second round's is MPI's. Measurements may arrive later (plan_choice_record). Ignored
- * once settled. */
+ * plan_choice_current said, or the incumbent while exploring waits) and sets the next call's: a
+ * round measures its candidates in blocks of consecutive calls, each explored candidate at
+ * least `trials` times unless it lost clearly, MPI's algorithm more where the choice is in
+ * doubt, then the fastest until it settles (choose.c's plan_choice_start has the order).
+ * Measurements may arrive later (plan_choice_record). Ignored once settled. */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant);
 
 /* Whether the next call continues, whatever the budget says, the block of a candidate across a
@@ -225,6 +212,18 @@ int plan_choice_first(plan_choice *ch, plan_algo algo, int variant, uint64_t who
  * candidates: the settlement is contradicted: the candidate's score becomes the fastest of
  * those calls, and plan_choice_reopen measures again. */
 int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
+
+/* Whether the calls of a choice settled on MPI's algorithm in a tie (a plan's score within
+ * PLAN_CHOICE_EDGE percent of its own) are to be observed, not run unchecked: until
+ * PLAN_CHOICE_WATCH of them were (plan_choice_observe). Its fast calls may hide a slow mode that
+ * the plan does not have (8 emulated hosts x 4 ranks, uniform: 320 or 560 - 830 ms). */
+int plan_choice_watching(const plan_choice *ch);
+
+/* Where plan_choice_observe found a settlement in a tie contradicted: the choice goes to the
+ * tied plan at once, still settled (it measured as fast as MPI's fast calls; a round of
+ * measurements could again catch MPI's algorithm in its fast mode), counted as a recheck
+ * (at most PLAN_CHOICE_RECHECKS). Returns 1 if it did; else nothing changes. */
+int plan_choice_switch(plan_choice *ch);
 
 /* Starts a second round of measurement among the explored candidates of a choice that
  * settled by measuring them: each is measured 2 trials + 1 more times (trials becomes that),

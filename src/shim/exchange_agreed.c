@@ -293,12 +293,12 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
              hit ? "cached" : "new pattern", c->explored ? ", exploring" : "", pg ? pg->nsteps : 0,
              (unsigned long long)bytes, (unsigned long long)(pg ? pg->staging : 0), t,
              (double)ps * 1e-12);
-    /* MPI's algorithm chosen, or running while a candidate waits for the budget: the next
-     * calls may go unchecked (their time adds to the budget). The wait was decided before this
-     * agreement's measurements reached the choice: where they let the candidate run now (a
-     * pattern's first call of a plan counted as measured: on 8 emulated hosts x 4 ranks a
-     * node-direct that took 570 ms against MPI's 730 - 930 waited through a run sized by the
-     * budget), no run starts and the next call is agreed. */
+    /* MPI's algorithm chosen (and not watched after a tie: plan_choice_watching), or running while
+     * a candidate waits for the budget: the next calls may go unchecked (their time adds to the
+     * budget). The wait was decided before this agreement's measurements reached the choice: where
+     * they let the candidate run now (a pattern's first call of a plan counted as measured: on 8
+     * emulated hosts x 4 ranks a node-direct that took 570 ms against MPI's 730 - 930 waited
+     * through a run sized by the budget), no run starts and the next call is agreed. */
     int waiting = c->waiting, explored;
     plan_wait wait = c->wait;
     uint64_t best;
@@ -306,7 +306,8 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
         pick(rec, s, &explored, &waiting, &wait, &best);
     int native = r->algo == PLAN_ALGO_NATIVE &&
                  (waiting ||
-                  (s->choice.settled && plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE));
+                  (s->choice.settled && plan_choice_next(&s->choice) == PLAN_ALGO_NATIVE &&
+                   !plan_choice_watching(&s->choice)));
     uint64_t floor_len = native && c->again ? plan_run_floor(shim_agree_measured(rec, c->cls),
                                                              shim_native_measured(s))
                                             : 0;

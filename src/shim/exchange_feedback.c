@@ -1,9 +1,9 @@
 /* What an agreed call learns from the measured times of the agreed call before it: the time the
- * agreement carries fed to its slot's measured choice (a first call counted as measured, a
- * choice settling, or reopened by a slower mode), a second round of measurements after a
- * pattern's cold start, the fastest of MPI's exchanges seen in a row of like calls; and the
- * measured figures the agreed path reads back (MPI's estimated and measured time on a slot, the
- * agreement's learned cost). Functions of agreed values, so every rank learns alike. */
+ * agreement carries fed to its slot's measured choice (a first call counted as measured, a choice
+ * settling, or reopened or passed to the plan it tied with by a slower mode), a second round of
+ * measurements after a pattern's cold start, the fastest of MPI's exchanges seen in a row of like
+ * calls; and the measured figures the agreed path reads back (MPI's estimated and measured time on
+ * a slot, the agreement's learned cost). Functions of agreed values, so every rank learns alike. */
 #include <stdio.h>
 #include <string.h>
 
@@ -72,7 +72,16 @@ void shim_feedback(shim_comm *rec, const shim_agreement *ag)
         if (!plan_choice_observe(&s->choice, pv->algo, pv->variant, ps))
             return;
         int strikes = (int)s->choice.strikes;
-        if (plan_choice_reopen(&s->choice))
+        if (plan_choice_switch(&s->choice)) {
+            const plan_candidate *c = plan_choice_current(&s->choice);
+            char to[48];
+            shim_log(1,
+                     "on %d ranks: %s took %.3g ms or more in %d of its last %d calls, slower "
+                     "than when it was chosen in a tie; runs %s (%.3g ms) from now on",
+                     rec->p, shim_run_name(pv->algo, pv->variant, name, sizeof name),
+                     (double)s->choice.strike_ps * 1e-9, strikes, (int)PLAN_CHOICE_WATCH,
+                     shim_run_name(c->algo, c->variant, to, sizeof to), (double)c->score_ps * 1e-9);
+        } else if (plan_choice_reopen(&s->choice))
             shim_log(1,
                      "measuring again on %d ranks: %s took %.3g ms or more in %d of its last "
                      "%d calls, slower than when it was chosen",

@@ -573,6 +573,64 @@ START_TEST(choice_rechecked_when_contradicted)
 }
 END_TEST
 
+START_TEST(choice_tie_watched_then_switched)
+{
+    /* native 55 against direct 56 (within PLAN_CHOICE_EDGE): native, in a tie, so its next
+     * PLAN_CHOICE_WATCH calls are watched; one slow call (an outlier) changes nothing, nor do
+     * calls as fast as direct's; two among the last PLAN_CHOICE_WATCH more than 25 % slower than
+     * direct's score pass the choice to direct at once (still settled, no round), counted as a
+     * recheck; direct is then judged against native's slow calls */
+    const uint64_t model[4] = {100, 120, 1000, 1000};
+    for (int slow = 0; slow < 2; slow++) {
+        plan_choice ch = choice_of(model, 50, 1);
+        run_next(&ch, 55);
+        run_next(&ch, 56);
+        ck_assert_int_eq(ch.settled, 1);
+        ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+        ck_assert_int_eq(plan_choice_watching(&ch), 1);
+        ck_assert_int_eq(plan_choice_switch(&ch), 0); /* not contradicted */
+        ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 130), 0);
+        ck_assert_int_eq(plan_choice_switch(&ch), 0); /* one strike */
+        ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 57), 0);
+        ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 54), 0);
+        ck_assert_int_eq(plan_choice_watching(&ch), 1);
+        if (!slow) {
+            ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 70), 0);
+            ck_assert_int_eq(plan_choice_watching(&ch), 0); /* watched long enough */
+            ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+            continue;
+        }
+        ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 140), 1);
+        ck_assert_int_eq(plan_choice_switch(&ch), 1);
+        ck_assert_int_eq(ch.settled, 1);
+        ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+        ck_assert_uint_eq(ch.rechecks, 1);
+        ck_assert_int_eq(plan_choice_watching(&ch), 0);
+        ck_assert_int_eq(plan_choice_switch(&ch), 0);
+        for (int k = 0; k < 2 * PLAN_CHOICE_WATCH; k++) /* 150 is not beyond 130 x 1.25 */
+            ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_DIRECT, 0, k % 2 ? 150 : 56), 0);
+        ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    }
+
+    /* not a tie (direct 60 is more than 3 % over native's 55): nothing watched, no switch */
+    plan_choice ch = choice_of(model, 50, 1);
+    run_next(&ch, 55);
+    run_next(&ch, 60);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(plan_choice_watching(&ch), 0);
+    plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 130);
+    ck_assert_int_eq(plan_choice_observe(&ch, PLAN_ALGO_NATIVE, 0, 130), 1);
+    ck_assert_int_eq(plan_choice_switch(&ch), 0);
+
+    /* a plan that won (by more than the edge) is no tie either */
+    ch = choice_of(model, 50, 1);
+    run_next(&ch, 55);
+    run_next(&ch, 50);
+    ck_assert_int_eq(plan_choice_next(&ch), PLAN_ALGO_DIRECT);
+    ck_assert_int_eq(plan_choice_watching(&ch), 0);
+}
+END_TEST
+
 START_TEST(choice_second_round_median)
 {
     /* native and direct explored with 3 trials. Round 1: native's median call 55 against
@@ -1508,6 +1566,7 @@ int main(void)
     tcase_add_test(basic, choice_reopens_once);
     tcase_add_test(basic, choice_first_round_median);
     tcase_add_test(basic, choice_rechecked_when_contradicted);
+    tcase_add_test(basic, choice_tie_watched_then_switched);
     tcase_add_test(basic, choice_second_round_median);
     tcase_add_test(basic, choice_block_goes_on_while_warming);
     tcase_add_test(basic, choice_mpi_in_doubt_measured_longer);
