@@ -249,7 +249,7 @@ static void settle(plan_choice *ch)
     ch->settled = 1;
     ch->tied = 0;
     ch->watched = 0;
-    if (best != native)
+    if (best != native || ch->cand[native].score_ps == UINT64_MAX)
         return;
     int rival = -1; /* the fastest measured plan */
     for (int i = 0; i < ch->explore; i++)
