@@ -11,7 +11,7 @@
  *   measure.c    one pattern and size: a communicator per candidate, the rounds of calls
  *                (checked, warm-up, timed), the rows
  *   rate.c       the link rate and the lower bound
- *   stats.c      quantiles, CPU time
+ *   stats.c      quantiles, a median's interval, CPU time
  *   output.c     the text table, CSV and JSON; run_summary.c the whole-run summary;
  *                calls_log.c every call's time (--calls)
  * Every message is a whole number of 8-byte elements (MPI_UINT64_T). */
@@ -226,6 +226,16 @@ typedef struct bench_quantiles {
 /* Quantiles of t[0 .. n) (n > 0; linear interpolation between order statistics); sorts t. */
 bench_quantiles bench_quantiles_of(double *t, int n);
 
+/* The confidence at which whole-run ratios are reported as an interval (--runs). */
+#define BENCH_MEDIAN_LEVEL 0.90
+
+/* Sorts x[0 .. n) and sets [*lo, *hi] to the narrowest pair of order statistics x(k),
+ * x(n + 1 - k) that holds the median of the distribution x was drawn from with probability at
+ * least `level`, whatever that distribution (continuous, independent draws). Returns the
+ * probability it holds it with, or 0 with *lo = *hi = NAN when n is too small to reach
+ * `level` (at 0.90: fewer than 5 values). */
+double bench_median_interval(double *x, int n, double level, double *lo, double *hi);
+
 /* User plus system CPU seconds of this process so far (getrusage), 0 if unavailable. */
 double bench_cpu_seconds(void);
 
@@ -295,6 +305,10 @@ typedef struct bench_row {
                                                   sum */
     int runs;           /* the row is the median of this many runs' rows (--runs) */
     double run_ratio_native_lo, run_ratio_native_hi; /* run_ratio_native's range over them */
+    double run_ratio_ci_lo, run_ratio_ci_hi; /* the interval run_ratio_native's median over the
+                                                runs lies in (bench_median_interval; NAN: too
+                                                few runs) */
+    double run_ratio_ci_level;               /* the confidence it holds it with (0: none) */
     int checked;        /* calls compared with PMPI's result */
     int stalls; /* fixed patterns: the whole run's calls that ran MPI's own algorithm and took
                    long enough to be stalls (--stall) against native's median (-1: not
@@ -340,6 +354,8 @@ typedef struct bench_run_ratio {
     int stalls, native_stalls; /* auto's and native's (-1: not counted) */
     double pmpi;  /* pmpi's (MPI's own call under another name: the row's noise); NAN if not run */
     int calls;
+    int runs;                      /* the ratio is the median of this many runs' */
+    double ci_lo, ci_hi, ci_level; /* the interval it lies in (run_ratio_ci_*) */
 } bench_run_ratio;
 
 /* The output files and what has been written; rank 0 only. */
@@ -465,7 +481,7 @@ const char *bench_slot_status(const bench_slot *s, int candidate);
 /* Rank 0: rows[0 .. n) from the rows of nruns runs (runs[j * n + k]: candidate k in run j):
  * the first run's row with every timing figure the median over the runs (of those that are
  * numbers), min_s the least, the statuses and ran names joined, checked calls and stalls
- * summed, and run_ratio_native's range (merge_runs.c). Returns 0, or -1 if memory ran out. */
+ * summed, and run_ratio_native's range and the interval its median lies in (merge_runs.c). Returns 0, or -1 if memory ran out. */
 int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows);
 
 /* Rank 0: fills rows[0 .. nslots) from the slots and the log of seq's calls (rows.c).

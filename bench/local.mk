@@ -47,14 +47,14 @@ bench_alltoallv_bench_LDADD = -ldl -lm
 # under libhrelay.so). `make overhead` runs it; OVERHEAD_ARGS passes options.
 noinst_PROGRAMS += bench/overhead
 bench_overhead_SOURCES = bench/overhead.c bench/stats.c bench/bench.h
-bench_overhead_LDADD = -ldl
+bench_overhead_LDADD = -ldl -lm
 
 # bench/agreement_cost: what a small allreduce (hrelay's agreement) right before an exchange
 # costs the exchange, plain MPI without hrelay, on matrices alltoallv_bench --matrices writes
 # (docs/performance has runs on the emulated cluster); run it with mpiexec -n P.
 noinst_PROGRAMS += bench/agreement_cost
 bench_agreement_cost_SOURCES = bench/agreement_cost.c bench/stats.c bench/bench.h
-bench_agreement_cost_LDADD = libhrelay_plan.la
+bench_agreement_cost_LDADD = libhrelay_plan.la -lm
 
 # bench/bench_window: exec_run (without the shim) for windows 1 .. 64, to choose
 # EXEC_DEFAULT_WINDOW (see the comment in bench_window.c); run it with mpiexec -n 2.

@@ -111,6 +111,13 @@ int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows)
             if (isfinite(x) && !(x <= out->run_ratio_native_hi))
                 out->run_ratio_native_hi = x;
         }
+        int m = 0;
+        for (int j = 0; j < nruns; j++)
+            if (isfinite(runs[(size_t)j * n + k].run_ratio_native))
+                v[m++] = runs[(size_t)j * n + k].run_ratio_native;
+        out->run_ratio_ci_level = bench_median_interval(v, m, BENCH_MEDIAN_LEVEL,
+                                                        &out->run_ratio_ci_lo,
+                                                        &out->run_ratio_ci_hi);
     }
     free(v);
     return 0;

@@ -10,7 +10,8 @@ static const char *const csv_header =
     "pattern,ranks,bytes_per_rank,algorithm,ran,status,reps,median_s,q1_s,q3_s,min_s,"
     "lower_bound_s,bound_bytes,ratio_to_native,ratio_to_bound,cpu_use,bound_node_s,"
     "bound_node_bytes,ratio_node_bound,run_calls,run_total_s,run_ratio_native,run_ratio_bound,"
-    "checked_calls,runs,run_ratio_native_lo,run_ratio_native_hi,stalls,run_ratio_steady\n";
+    "checked_calls,runs,run_ratio_native_lo,run_ratio_native_hi,stalls,run_ratio_steady,"
+    "run_ratio_ci_lo,run_ratio_ci_hi,run_ratio_ci_level\n";
 
 /* Writes s as a JSON string. */
 static void json_string(FILE *f, const char *s)
@@ -170,6 +171,9 @@ static void json_row(FILE *f, const bench_row *r)
     if (r->stalls >= 0)
         fprintf(f, ", \"stalls\": %d", r->stalls);
     json_num_member(f, "run_ratio_steady", r->run_ratio_steady);
+    json_num_member(f, "run_ratio_ci_lo", r->run_ratio_ci_lo);
+    json_num_member(f, "run_ratio_ci_hi", r->run_ratio_ci_hi);
+    json_num_member(f, "run_ratio_ci_level", r->run_ratio_ci_level);
     fputc('}', f);
 }
 
@@ -206,6 +210,11 @@ static void csv_row(FILE *f, const bench_row *r)
         fprintf(f, "%d", r->stalls);
     fputc(',', f);
     csv_number(f, r->run_ratio_steady);
+    double ci[] = {r->run_ratio_ci_lo, r->run_ratio_ci_hi, r->run_ratio_ci_level};
+    for (int k = 0; k < 3; k++) {
+        fputc(',', f);
+        csv_number(f, ci[k]);
+    }
     fputc('\n', f);
 }
 

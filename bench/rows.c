@@ -153,6 +153,8 @@ int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
         row->cpu_use = row->ratio_native = row->ratio_bound = row->ratio_node_bound = NAN;
         row->run_total_s = row->run_ratio_native = row->run_ratio_bound = NAN;
         row->run_ratio_native_lo = row->run_ratio_native_hi = row->run_ratio_steady = NAN;
+        row->run_ratio_ci_lo = row->run_ratio_ci_hi = NAN;
+        row->run_ratio_ci_level = 0;
         row->stalls = -1;
         row->runs = 1;
         row->checked = slots[k].checked;

@@ -6,7 +6,10 @@
  * is from 1 is how far the row's network moves a ratio by itself. On fixed patterns, the
  * stalls of MPI's own calls (--stall) are counted, auto's and native's, and the ratio given
  * again with each counted at native's median: a stall strikes whichever candidate's call met
- * it, while exploring (calls of a plan) is never discounted. */
+ * it, while exploring (calls of a plan) is never discounted. With --runs 5 or more, each ratio
+ * (a median of the runs') comes with the interval it lies in at 90 % confidence or more, and
+ * the rows are counted by it: shown within 5 %, shown more than 5 % slower, or not decided by
+ * the runs. */
 #include <math.h>
 #include <string.h>
 
@@ -38,7 +41,27 @@ void bench_run_ratio_add(bench_out *out, const bench_row *rows, int n)
                                                 .steady = autor->run_ratio_steady,
                                                 .stalls = autor->stalls,
                                                 .native_stalls = native->stalls,
-                                                .calls = autor->run_calls};
+                                                .calls = autor->run_calls,
+                                                .runs = autor->runs,
+                                                .ci_lo = autor->run_ratio_ci_lo,
+                                                .ci_hi = autor->run_ratio_ci_hi,
+                                                .ci_level = autor->run_ratio_ci_level};
+}
+
+/* How many of out->runs have an interval, and of those how many lie within 5 % (*shown_within)
+ * and how many above it (*shown_slower). */
+static int runs_by_interval(const bench_out *out, int *shown_within, int *shown_slower)
+{
+    int n = 0;
+    *shown_within = *shown_slower = 0;
+    for (int k = 0; k < out->nruns; k++) {
+        if (!(out->runs[k].ci_level > 0))
+            continue;
+        n++;
+        *shown_within += out->runs[k].ci_hi <= within;
+        *shown_slower += out->runs[k].ci_lo > within;
+    }
+    return n;
 }
 
 /* The ratio of run k by which it counts: the steady one if `steady` and it has one. */
@@ -95,6 +118,9 @@ void bench_run_ratio_print(const bench_out *out)
         if (isfinite(out->runs[k].steady))
             printf("; MPI's stalls: auto %d, native %d; without them %.3f", out->runs[k].stalls,
                    out->runs[k].native_stalls, out->runs[k].steady);
+        if (out->runs[k].ci_level > 0)
+            printf("; median of %d runs, %.0f %% interval %.3f - %.3f", out->runs[k].runs,
+                   100 * out->runs[k].ci_level, out->runs[k].ci_lo, out->runs[k].ci_hi);
         printf("%s\n", out->runs[k].ratio > within ? "  (more than 5 % slower)" : "");
     }
     if (noise)
@@ -116,6 +142,12 @@ void bench_run_ratio_print(const bench_out *out)
                runs_within(out, 1), out->nruns);
     }
     printf("\n");
+    int shown_within, shown_slower, decided = runs_by_interval(out, &shown_within, &shown_slower);
+    if (decided)
+        printf("# by the intervals of the runs' medians (at least %.0f %% confidence): %d of %d "
+               "shown within 5 %%, %d shown more than 5 %% slower, %d not decided by the runs\n",
+               100 * BENCH_MEDIAN_LEVEL, shown_within, decided, shown_slower,
+               decided - shown_within - shown_slower);
 }
 
 void bench_run_ratio_json(const bench_out *out, FILE *f)
@@ -131,9 +163,17 @@ void bench_run_ratio_json(const bench_out *out, FILE *f)
         if (isfinite(out->runs[k].steady))
             fprintf(f, "\"steady_ratio\": %.9g, \"stalls\": %d, \"native_stalls\": %d, ",
                     out->runs[k].steady, out->runs[k].stalls, out->runs[k].native_stalls);
-        fprintf(f, "\"calls\": %d}", out->runs[k].calls);
+        fprintf(f, "\"calls\": %d, \"runs\": %d", out->runs[k].calls, out->runs[k].runs);
+        if (out->runs[k].ci_level > 0)
+            fprintf(f, ", \"ci_lo\": %.9g, \"ci_hi\": %.9g, \"ci_level\": %.9g", out->runs[k].ci_lo,
+                    out->runs[k].ci_hi, out->runs[k].ci_level);
+        fputc('}', f);
     }
     fprintf(f, "], \"within_5_percent\": %d", runs_within(out, 0));
+    int shown_within, shown_slower;
+    if (runs_by_interval(out, &shown_within, &shown_slower))
+        fprintf(f, ", \"shown_within_5_percent\": %d, \"shown_slower_5_percent\": %d", shown_within,
+                shown_slower);
     if (any_steady(out))
         fprintf(f,
                 ", \"steady_within_5_percent\": %d, \"stall_factor\": %.9g, "

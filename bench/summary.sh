@@ -189,13 +189,15 @@ auto_vs_best() {
 
 # The targets of issue 14 (auto never loses, drifting patterns) and issue 13 (node-level
 # bound), evaluated on this run. Columns: 1 pattern, 2 ranks, 3 bytes per rank, 4 algorithm,
-# 6 status, 8 median, 19 ratio to the node-level bound, 22 whole-run ratio to native.
+# 6 status, 8 median, 19 ratio to the node-level bound, 22 whole-run ratio to native, 30 and 31
+# the interval its median over the runs lies in (--runs 5 or more).
 targets_run() {
     awk -F, '
     NR == 1 { next }
     !seenp[$1]++ { pats[np++] = $1 }
     !seens[$1, $3]++ { sizes[$1, ns[$1]++] = $3 }
-    $6 == "ok" { med[$1, $3, $4] = $8; rn[$1, $3, $4] = $19; run[$1, $3, $4] = $22; ranks = $2 }
+    $6 == "ok" { med[$1, $3, $4] = $8; rn[$1, $3, $4] = $19; run[$1, $3, $4] = $22; ranks = $2
+                 cilo[$1, $3, $4] = $30; cihi[$1, $3, $4] = $31 }
     function has(p, s, a) { return (p, s, a) in med }
     END {
         printf "\n## Targets (issues 13 and 14) on this run\n\n"
@@ -213,6 +215,16 @@ targets_run() {
         if (n == 0) printf "- auto / native over the whole run (exploration included) <= 1.05: no rows\n"
         else if (nm == 0) printf "- auto / native over the whole run (exploration included) <= 1.05: met on %d pattern/size pairs (worst %.2fx, %s)\n", n, worst, wp
         else printf "- auto / native over the whole run (exploration included) <= 1.05: missed in %d of %d:%s%s\n", nm, n, miss, (nm > 12 ? " ..." : "")
+        n = 0; sw = 0; ss = 0; und = ""
+        for (i = 0; i < np; i++) for (k = 0; k < ns[pats[i]]; k++) {
+            p = pats[i]; s = sizes[p, k]
+            if (!has(p, s, "auto") || cilo[p, s, "auto"] == "") continue
+            n++
+            if (cihi[p, s, "auto"] + 0 <= 1.05) sw++
+            else if (cilo[p, s, "auto"] + 0 > 1.05) { ss++; und = und sprintf(" %s at %s slower (%.2f - %.2f);", p, s, cilo[p, s, "auto"], cihi[p, s, "auto"]) }
+            else und = und sprintf(" %s at %s (%.2f - %.2f);", p, s, cilo[p, s, "auto"], cihi[p, s, "auto"])
+        }
+        if (n > 0) printf "- the same by the intervals of the medians over the runs: %d of %d shown within 5 %%, %d shown more than 5 %% slower, %d not decided%s%s\n", sw, n, ss, n - sw - ss, (und == "" ? "" : ":"), und
         n = 0; miss = ""
         for (i = 0; i < np; i++) for (k = 0; k < ns[pats[i]]; k++) {
             p = pats[i]; s = sizes[p, k]
@@ -295,6 +307,7 @@ grep -m1 '^# link rate' "$text" | sed 's/^# /- /'
 grep -m1 '^# nodes' "$text" | sed 's/^# /- /'
 grep -m1 '^# CPU use of the run' "$text" | sed 's/^# /- /'
 grep -m1 '^# auto / native over the whole run: ' "$text" | sed 's/^# /- /'
+grep -m1 "^# by the intervals of the runs' medians" "$text" | sed 's/^# /- /'
 [[ -z ${opt[hrelay-env]// /} ]] || echo "- HRELAY_* variables in the environment (forwarded to the ranks): \`${opt[hrelay-env]% }\`"
 grep -m1 -E '^# (every checked|RESULTS DIFFERED)' "$text" | sed 's/^# /- /'
 not_run "$text"

@@ -14,7 +14,8 @@
 # (checked calls summed, the whole-run ratio within its range, native's exactly 1) and that
 # --calls lists every call of those runs (summing to each run's total, and giving each fixed
 # row's count of MPI's stalls and its whole-run ratio without them); that --order blocks
-# keeps each candidate at one position in all rounds of a run; and that a
+# keeps each candidate at one position in all rounds of a run, and that with --runs 5 every
+# whole-run ratio has the interval its median lies in (min - max at 15/16); and that a
 # corrupted result (--inject-error) is caught (exit 1, MISMATCH). Timings on these sizes mean
 # nothing; see scripts/bench.
 # shellcheck source=tests/mpi/common.sh
@@ -169,6 +170,8 @@ for r in rows:
     assert int(r["checked_calls"]) == 3 * (4 if r["pattern"].startswith("drift-") else 2), r
     if r["algorithm"] == "native":
         assert lo == mid == hi == 1.0, r
+    # 3 runs are too few for an interval of the median at 90 %
+    assert r["run_ratio_ci_lo"] == r["run_ratio_ci_hi"] == "" and r["run_ratio_ci_level"] == "0", r
 d = json.load(open(sys.argv[2]))
 assert d["meta"]["runs"] == 3 and all(x["runs"] == 3 for x in d["rows"]), d["meta"]
 steady = {(r["pattern"], r["algorithm"]): r for r in rows}
@@ -245,9 +248,10 @@ if grep -q "^#   drift-samplesort .*stalls" "$HR_TMP/runs"; then
 fi
 
 # --order blocks: the same checks pass, the JSON says so, and in every run each candidate
-# keeps one position in all its rounds
+# keeps one position in all its rounds; with 5 runs each whole-run ratio has the interval its
+# median lies in: min - max of the runs' ratios at 15/16
 run_bench 2 "$HR_TMP/blocks" --patterns uniform,drift-samplesort --sizes 1K --reps 3 \
-    --warmup 1 --check-every 2 --runs 3 --families pmpi,native,auto --csv "$csv" \
+    --warmup 1 --check-every 2 --runs 5 --families pmpi,native,auto --csv "$csv" \
     --json "$json" --calls "$calls" --order blocks ||
     hr_fail "alltoallv_bench --order blocks failed"
 grep -q "each candidate's calls in a block (--order blocks)" "$HR_TMP/blocks" ||
@@ -257,14 +261,36 @@ import csv, json, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert len(rows) == 6 and all(r["status"] == "ok" for r in rows), rows
 for r in rows:
-    assert int(r["checked_calls"]) == 3 * (4 if r["pattern"].startswith("drift-") else 2), r
-assert json.load(open(sys.argv[2]))["meta"]["order"] == "blocks"
-positions = {}
+    assert int(r["checked_calls"]) == 5 * (4 if r["pattern"].startswith("drift-") else 2), r
+d = json.load(open(sys.argv[2]))
+assert d["meta"]["order"] == "blocks"
+positions, sums = {}, {}
 for c in csv.DictReader(open(sys.argv[3])):
     positions.setdefault((c["pattern"], c["run"], c["algorithm"]), set()).add(c["position"])
-assert len(positions) == 2 * 3 * 3, positions
+    key = (c["pattern"], c["algorithm"], c["run"])
+    sums[key] = sums.get(key, 0.0) + float(c["seconds"])
+assert len(positions) == 2 * 5 * 3, positions
 assert all(len(p) == 1 for p in positions.values()), positions
+pairs = {x["pattern"]: x for x in d["summary"]["auto_vs_native_run"]["pairs"]}
+for r in rows:
+    ratios = [sums[(r["pattern"], r["algorithm"], str(j))] / sums[(r["pattern"], "native", str(j))]
+              for j in range(5)]
+    lo, hi = float(r["run_ratio_ci_lo"]), float(r["run_ratio_ci_hi"])
+    assert abs(lo - min(ratios)) <= 1e-6 * lo and abs(hi - max(ratios)) <= 1e-6 * hi, (r, ratios)
+    assert float(r["run_ratio_ci_level"]) == 0.9375, r
+    if r["algorithm"] == "auto":
+        x = pairs[r["pattern"]]
+        assert x["runs"] == 5 and x["ci_level"] == 0.9375, x
+        assert abs(x["ci_lo"] - lo) <= 1e-6 * lo and abs(x["ci_hi"] - hi) <= 1e-6 * hi, (x, r)
+summary = d["summary"]["auto_vs_native_run"]
+within = sum(float(r["run_ratio_ci_hi"]) <= 1.05 for r in rows if r["algorithm"] == "auto")
+slower = sum(float(r["run_ratio_ci_lo"]) > 1.05 for r in rows if r["algorithm"] == "auto")
+assert summary["shown_within_5_percent"] == within, (summary, within)
+assert summary["shown_slower_5_percent"] == slower, (summary, slower)
 EOF
+grep -q "^#   uniform  *1024 bytes per rank: [0-9.]* over 6 calls.*; median of 5 runs, 94 % interval [0-9.]* - [0-9.]*" "$HR_TMP/blocks" &&
+    grep -q "^# by the intervals of the runs' medians (at least 90 % confidence): [0-9]* of 2 shown within 5 %, [0-9]* shown more than 5 % slower, [0-9]* not decided by the runs$" "$HR_TMP/blocks" ||
+    hr_fail "--runs 5: the whole-run summary does not give the intervals of the medians"
 run_bench 2 "$HR_TMP/blocks-bad" --order sideways && hr_fail "--order sideways was accepted"
 grep -q "invalid value 'sideways' for --order" "$HR_TMP/blocks-bad" ||
     hr_fail "no message for an invalid --order"
