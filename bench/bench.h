@@ -481,7 +481,8 @@ const char *bench_slot_status(const bench_slot *s, int candidate);
 /* Rank 0: rows[0 .. n) from the rows of nruns runs (runs[j * n + k]: candidate k in run j):
  * the first run's row with every timing figure the median over the runs (of those that are
  * numbers), min_s the least, the statuses and ran names joined, checked calls and stalls
- * summed, and run_ratio_native's range and the interval its median lies in (merge_runs.c). Returns 0, or -1 if memory ran out. */
+ * summed, and run_ratio_native's range and the interval its median lies in (merge_runs.c).
+ * Returns 0, or -1 if memory ran out. */
 int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows);
 
 /* Rank 0: fills rows[0 .. nslots) from the slots and the log of seq's calls (rows.c).

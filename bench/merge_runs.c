@@ -99,6 +99,7 @@ int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows)
         }
         out->runs = nruns;
         out->run_ratio_native_lo = out->run_ratio_native_hi = NAN;
+        int m = 0; /* the finite whole-run ratios, for their median's interval */
         for (int j = 0; j < nruns; j++) {
             const bench_row *r = &runs[(size_t)j * n + k];
             if (r->t.min < out->t.min)
@@ -106,15 +107,14 @@ int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows)
             if (r->t.max > out->t.max)
                 out->t.max = r->t.max;
             double x = r->run_ratio_native;
-            if (isfinite(x) && !(x >= out->run_ratio_native_lo))
+            if (!isfinite(x))
+                continue;
+            v[m++] = x;
+            if (!(x >= out->run_ratio_native_lo))
                 out->run_ratio_native_lo = x;
-            if (isfinite(x) && !(x <= out->run_ratio_native_hi))
+            if (!(x <= out->run_ratio_native_hi))
                 out->run_ratio_native_hi = x;
         }
-        int m = 0;
-        for (int j = 0; j < nruns; j++)
-            if (isfinite(runs[(size_t)j * n + k].run_ratio_native))
-                v[m++] = runs[(size_t)j * n + k].run_ratio_native;
         out->run_ratio_ci_level = bench_median_interval(v, m, BENCH_MEDIAN_LEVEL,
                                                         &out->run_ratio_ci_lo,
                                                         &out->run_ratio_ci_hi);
