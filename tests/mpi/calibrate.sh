@@ -68,6 +68,16 @@ grep -q '^# node windows (window_make_s, window_make_s_per_byte): the first at 6
 awk -F' = ' '/^window_make_s / && $2 > 0 && $2 < 1 { n++ }
              /^window_make_s_per_byte / && $2 >= 0 && $2 < 1e-6 { n++ } END { exit n != 2 }' \
     "$conf" || hr_fail "window figures missing or out of range: $(cat "$conf")"
+# ... and at least what the first window took beyond the later one of its size (a per-byte
+# slope that a busy machine inflated took more than that off: window_make_s came out 0 under CI)
+python3 - "$conf" <<'PY' || hr_fail "window_make_s below the first window's excess: $(cat "$conf")"
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"the first at \d+ bytes in ([0-9.e+-]+) s, then at \d+ bytes in ([0-9.e+-]+) s", text)
+wm = float(re.search(r"^window_make_s = (\S+)$", text, re.M).group(1))
+first, later = float(m.group(1)), float(m.group(2))
+sys.exit(not (wm > 0 and wm >= (first - later) * 0.99 - 1e-6))
+PY
 
 conf=$HR_TMP/one-per-node.conf
 hr_run_plain 3 HRELAY_NODE_SIZE=1 -- "$cal" --quick --reps 3 --output "$conf" >"$HR_TMP/out" ||
