@@ -481,6 +481,11 @@ int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct)
            (unsigned __int128)t_ps * 100 <= (unsigned __int128)best_ps * (100u + margin_pct);
 }
 
+int plan_choice_worth(const plan_candidate *c, uint64_t mpi_ps)
+{
+    return c->algo == PLAN_ALGO_NATIVE || beyond(mpi_ps, c->model_ps, 100u + PLAN_CHOICE_EDGE);
+}
+
 void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
                       uint32_t trials)
 {

@@ -96,6 +96,12 @@ typedef struct plan_choice {
  * best_ps, is worth measuring. */
 int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct);
 
+/* Whether candidate c is worth measuring beside MPI's algorithm, modeled at mpi_ps: MPI's
+ * algorithm itself, or a plan modeled faster by more than PLAN_CHOICE_EDGE percent (settling
+ * keeps MPI's algorithm against a plan measured no faster than that). The shim asks it only
+ * where MPI's calls are steady (shim/decide.c). */
+int plan_choice_worth(const plan_candidate *c, uint64_t mpi_ps);
+
 /* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_CHOICE_MAX, distinct (family, variant)
  * pairs; the measured fields are reset). Candidates are ordered by model_ps, ties by family
  * number (native first), then variant. Explored: every candidate close to the best model

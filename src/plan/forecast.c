@@ -160,6 +160,13 @@ static int spread_within(const plan_forecast *f, int key, uint64_t num, uint64_t
     return (uint64_t)f->learned.spread[key] * den <= (uint64_t)PLAN_LEARN_ONE * num;
 }
 
+/* Whether the correction of key in f rests on at least PLAN_FORECAST_STEADY_SAMPLES calls that
+ * agree within 5/4. */
+static int steady_key(const plan_forecast *f, int key)
+{
+    return f->learned.samples[key] >= PLAN_FORECAST_STEADY_SAMPLES && spread_within(f, key, 5, 4);
+}
+
 /* Whether the samples the correction of key in f rests on disagree by more than 3/2. */
 static int disagrees(const plan_forecast *f, int key)
 {
@@ -293,12 +300,10 @@ static uint64_t family_estimate(const plan_forecast_in *in, plan_forecast *f, pl
                                gather_of(in, a)));
 }
 
-/* Whether family a's correction in f rests on at least PLAN_FORECAST_STEADY_SAMPLES calls that
- * agree within 5/4. */
+/* Whether family a's correction in f is steady (steady_key). */
 static int steady(const plan_forecast *f, plan_algo a)
 {
-    int key = plan_learn_key(a, PLAN_LEARN_BEFORE);
-    return f->learned.samples[key] >= PLAN_FORECAST_STEADY_SAMPLES && spread_within(f, key, 5, 4);
+    return steady_key(f, plan_learn_key(a, PLAN_LEARN_BEFORE));
 }
 
 /* Whether family a, estimated at f->est_ps[a], beats native by the rule of its state. */
@@ -415,9 +420,11 @@ static void native_figures(const plan_forecast_in *in, plan_forecast *f)
     f->ratio_hit = f->ratio_miss = PLAN_LEARN_ONE;
     f->native_variant = in->native_variant;
     f->ratio_native_gathered = PLAN_LEARN_ONE;
+    f->native_steady = 0;
     if (in->learn) {
-        f->native_state =
-            correction(f, plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant), &rn);
+        int nk = plan_learn_key(PLAN_ALGO_NATIVE, in->native_variant);
+        f->native_state = correction(f, nk, &rn);
+        f->native_steady = steady_key(f, nk);
         uint32_t r0;
         f->ratio_native_gathered =
             in->native_variant &&

@@ -98,6 +98,8 @@ typedef struct plan_forecast {
     uint64_t native_ps;      /* corrected */
     plan_learn_state native_state;
     int native_variant;      /* in->native_variant: the key native_ps is corrected by */
+    int native_steady;       /* that correction rests on at least PLAN_FORECAST_STEADY_SAMPLES
+                                calls that agree within 5/4 (none stalled) */
     uint32_t ratio_native_gathered; /* the correction of key (NATIVE, 0), the gathered
                                        pattern's model of MPI's algorithm: ratio[NATIVE] when
                                        native_variant is 0 or that key is unknown */

@@ -83,6 +83,7 @@ typedef struct shim_slot {
     int ncand;
     plan_candidate cand[PLAN_CHOICE_MAX];
     uint32_t trials; /* measured calls per candidate (0: decided by the model) */
+    int worth_only;  /* only plans modeled to beat MPI's algorithm are measured (shim_decide) */
     uint32_t failed; /* bit per family whose planning failed on this rank */
     int planned;     /* plans built */
 } shim_slot;

@@ -194,7 +194,9 @@ static plan_candidate first_run(const shim_comm *rec, const shim_slot *s, const 
     plan_candidate run = {.algo = a};
     if (c && v && v->model_ps < c->model_ps)
         run = *v;
-    if (!c || c == plan_choice_incumbent(ch))
+    if (!c) /* once gathered, its plan was not worth measuring (shim_decide_choose) */
+        return *plan_choice_opening(ch);
+    if (c == plan_choice_incumbent(ch))
         return run;
     plan_wait w = plan_choice_explore_wait(ch, c);
     return plan_wait_allows(&rec->budget, &w, (uint32_t)shim_g.cfg.budget)

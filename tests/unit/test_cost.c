@@ -413,6 +413,22 @@ START_TEST(choice_drops_clear_losers)
 }
 END_TEST
 
+/* A plan is worth measuring beside MPI's algorithm only where it is modeled faster by more
+ * than PLAN_CHOICE_EDGE percent; MPI's algorithm always is. */
+START_TEST(choice_worth_needs_the_edge)
+{
+    plan_candidate native = {.algo = PLAN_ALGO_NATIVE, .model_ps = 1000};
+    ck_assert(plan_choice_worth(&native, 100)); /* modeled 10 x slower: still measured */
+    plan_candidate direct = {.algo = PLAN_ALGO_DIRECT, .model_ps = 100};
+    ck_assert(plan_choice_worth(&direct, 104));  /* 4 % faster */
+    ck_assert(!plan_choice_worth(&direct, 103)); /* 3 %: not beyond the edge */
+    ck_assert(!plan_choice_worth(&direct, 100));
+    ck_assert(!plan_choice_worth(&direct, 60));
+    direct.model_ps = UINT64_MAX;
+    ck_assert(!plan_choice_worth(&direct, UINT64_MAX));
+}
+END_TEST
+
 START_TEST(choice_reopens_once)
 {
     /* native 100, direct 120 explored with 2 trials, in blocks; round 1 (cold): native 50,
@@ -1563,6 +1579,7 @@ int main(void)
     tcase_add_test(basic, choice_explores_then_settles);
     tcase_add_test(basic, choice_first_call_counts_when_it_wins);
     tcase_add_test(basic, choice_drops_clear_losers);
+    tcase_add_test(basic, choice_worth_needs_the_edge);
     tcase_add_test(basic, choice_reopens_once);
     tcase_add_test(basic, choice_first_round_median);
     tcase_add_test(basic, choice_rechecked_when_contradicted);

@@ -1381,6 +1381,46 @@ START_TEST(forecast_small_first_where_calls_stall)
 }
 END_TEST
 
+/* MPI's calls are steady (native_steady) once its correction rests on two calls that agree
+ * within 5/4, no longer while a stalled call is among its last PLAN_LEARN_RING, whatever other
+ * families' calls did, and never with learning off. */
+START_TEST(forecast_native_steady)
+{
+    site s;
+    plan_summary *sum = site_with_pattern(&s, 0, 31);
+    plan_forecast f;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.native_steady, 0); /* nothing measured */
+    uint64_t native = f.native_model;
+    int key = plan_learn_key(PLAN_ALGO_NATIVE, 0);
+    site_record(&s, key, f.cls, 3 * native, native, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.native_steady, 0); /* one call */
+    site_record(&s, key, f.cls, 3 * native + 3 * native / 4, native, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.native_steady, 1); /* two within 5/4 */
+    site_record(&s, key, f.cls, 9 * native, native, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.native_steady, 0); /* a stall among them */
+    /* another family's calls say nothing of MPI's */
+    for (int k = 0; k < PLAN_LEARN_RING; k++)
+        site_record(&s, plan_learn_key(PLAN_ALGO_DIRECT, 0), f.cls, native, native, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.native_steady, 0);
+    /* the stall leaves the ring after PLAN_LEARN_RING steady calls */
+    for (int k = 0; k < PLAN_LEARN_RING; k++)
+        site_record(&s, key, f.cls, 3 * native, native, 0, 0);
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.native_steady, 1);
+    s.in.learn = 0;
+    plan_forecast_make(&s.in, &f);
+    ck_assert_int_eq(f.native_steady, 0);
+    free(sum->block);
+    free(sum);
+    site_free(&s);
+}
+END_TEST
+
 START_TEST(forecast_native_keys_with_nodes)
 {
     /* several ranks per node: MPI's algorithm decided before gathering learns under its own
@@ -1881,6 +1921,7 @@ int main(void)
     tcase_add_test(basic, forecast_explore_risk_waits);
     tcase_add_test(basic, forecast_native_single_call_measured_again);
     tcase_add_test(basic, forecast_small_first_where_calls_stall);
+    tcase_add_test(basic, forecast_native_steady);
     tcase_add_test(basic, forecast_native_keys_with_nodes);
     tcase_add_test(basic, forecast_node_family_first_on_ties);
     tcase_add_test(basic, forecast_node_families);
