@@ -96,10 +96,8 @@ typedef struct plan_choice {
  * best_ps, is worth measuring. */
 int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct);
 
-/* Whether candidate c is worth measuring beside MPI's algorithm, modeled at mpi_ps: MPI's
- * algorithm itself, or a plan modeled faster by more than PLAN_CHOICE_EDGE percent (settling
- * keeps MPI's algorithm against a plan measured no faster than that). The shim asks it only
- * where MPI's calls are steady (shim/decide.c). */
+/* Whether candidate c is worth measuring beside MPI's algorithm modeled at mpi_ps: MPI's
+ * algorithm, or a plan modeled faster by more than PLAN_CHOICE_EDGE percent (shim/decide.c). */
 int plan_choice_worth(const plan_candidate *c, uint64_t mpi_ps);
 
 /* Sets up a choice among cands[0 .. n) (1 <= n <= PLAN_CHOICE_MAX, distinct (family, variant)
@@ -136,8 +134,7 @@ void plan_choice_native_seen(plan_choice *ch, const uint64_t *t, uint32_t n);
  * plan_choice_start). Ignored once settled, once a call was started, or if not explored. */
 void plan_choice_opened(plan_choice *ch, plan_algo algo, int variant);
 
-/* The candidate a new pattern's first call runs where no candidate is explored on purpose:
- * the best model. */
+/* The candidate a new pattern's first call runs where none is explored on purpose: the best. */
 const plan_candidate *plan_choice_opening(const plan_choice *ch);
 
 /* The family, and the candidate (family and variant), the next call should run. */
@@ -154,10 +151,9 @@ const plan_candidate *plan_choice_best(const plan_choice *ch);
  * (choose.c's plan_choice_estimate has why). */
 uint64_t plan_choice_estimate(const plan_choice *ch, const plan_candidate *c);
 
-/* What running another candidate is charged against: the best estimate (plan_choice_best)
- * where it was measured, is MPI's algorithm or the choice is settled; else MPI's algorithm
- * where it is a candidate (a plan not measured yet is explored, within the budget); else the
- * best model. */
+/* What running another candidate is charged against: the best estimate (plan_choice_best) where
+ * it was measured, is MPI's algorithm or the choice is settled; else MPI's algorithm where it is
+ * a candidate (a plan not measured yet is explored, within the budget); else the best model. */
 const plan_candidate *plan_choice_incumbent(const plan_choice *ch);
 
 /* Candidate (algo, variant) of the choice, or NULL. */
@@ -198,9 +194,8 @@ int plan_choice_unjudged(const plan_choice *ch);
  * smallest score_ps (the lower index on ties). */
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps);
 
-/* What a new pattern's first call must take less than to count as a measurement of the
- * candidate (algo, variant) it ran (plan_choice_first): the best estimate of the other explored
- * candidates (UINT64_MAX if there is none, or the candidate is not explored). */
+/* What a new pattern's first call must take less than to count as measuring the candidate it ran
+ * (plan_choice_first): the other explored ones' best estimate (UINT64_MAX: none, or unexplored). */
 uint64_t plan_choice_first_bar(const plan_choice *ch, plan_algo algo, int variant);
 
 /* A new pattern's first call ran candidate (algo, variant) in whole_ps, its gather and planning
