@@ -28,16 +28,23 @@ static uint64_t pair_hash(int p, int i, int j, uint64_t b)
     return x ^ (x >> 31);
 }
 
+uint64_t plan_summary_balance(int p, int rank, const uint64_t *row, const uint64_t *col)
+{
+    uint64_t balance = 0;
+    for (int j = 0; j < p; j++)
+        balance += pair_hash(p, rank, j, row[j]) - pair_hash(p, j, rank, col[j]);
+    return balance;
+}
+
 void plan_summary_rank(plan_summary *s, int p, int rank, const uint64_t *row,
                        const uint64_t *col, const plan_topo *t, uint64_t packet_bytes,
                        const plan_cost_params *c)
 {
     uint64_t sent = 0, recvd = 0, out = 0, in = 0, largest = 0, smallest = UINT64_MAX;
-    uint64_t packets = 0, balance = 0, lsent = 0, lrecvd = 0;
+    uint64_t packets = 0, lsent = 0, lrecvd = 0;
     if (t && t->p != p)
         t = NULL;
     for (int j = 0; j < p; j++) {
-        balance += pair_hash(p, rank, j, row[j]) - pair_hash(p, j, rank, col[j]);
         if (j == rank)
             continue;
         sent += row[j];
@@ -73,7 +80,7 @@ void plan_summary_rank(plan_summary *s, int p, int rank, const uint64_t *row,
     s->max[PLAN_SUMMARY_NOT_SMALLEST] = UINT64_MAX - smallest;
     s->sum[PLAN_SUMMARY_MESSAGES] = out;
     s->sum[PLAN_SUMMARY_PACKETS] = packets;
-    s->sum[PLAN_SUMMARY_BALANCE] = balance;
+    s->sum[PLAN_SUMMARY_BALANCE] = plan_summary_balance(p, rank, row, col);
     s->nblocks = plan_summary_blocks(p, c);
     plan_cost_native_rank(p, rank, row, col, c, s->block);
 }

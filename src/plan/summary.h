@@ -72,6 +72,11 @@ void plan_summary_rank(plan_summary *s, int p, int rank, const uint64_t *row,
                        const uint64_t *col, const plan_topo *t, uint64_t packet_bytes,
                        const plan_cost_params *c);
 
+/* Rank `rank`'s balance word (plan_summary_rank's PLAN_SUMMARY_BALANCE) of an exchange among p
+ * ranks, row and col as there: summed over every rank, zero where every receiver expects
+ * exactly the bytes its senders send (plan_summary_consistent). O(p). */
+uint64_t plan_summary_balance(int p, int rank, const uint64_t *row, const uint64_t *col);
+
 /* Combines from into into, word by word (maximum or sum as above). Both of the same p. */
 void plan_summary_merge(plan_summary *into, const plan_summary *from);
 

@@ -155,7 +155,9 @@ static int run_case(const char *name, int reference, int fatal, int wait_s)
     /* with --fatal the erroneous call is the communicator's second, an agreed one: a first call
      * too small to explore runs MPI's algorithm unchecked (README, "How hrelay decides"), where
      * a truncation is MPI's own abort, whose message does not name hrelay (argument errors
-     * are found before that call's record is made, and agreed) */
+     * are found before that call's record is made, and agreed); the second call's check of
+     * five words (src/shim/exchange.c tiny_again) sends an erroneous or truncated call on to
+     * the agreement */
     if (fatal && !reference && make_call(kind, 0, &c) != MPI_SUCCESS)
         tl_fail("%s: the valid call before the case failed", name);
     if (me == culprit) {

@@ -83,7 +83,8 @@ END_TEST
 START_TEST(summary_finds_mismatched_receives)
 {
     /* rank r expects one byte less (or more) from rank i than i sends it: the combined summary
-     * is not consistent; every rank's part as sent: consistent */
+     * is not consistent, and the ranks' balance words (plan_summary_balance) sum to its nonzero
+     * balance; every rank's part as sent: they sum to zero */
     uint64_t st = 0xbad;
     for (int round = 0; round < 200; round++) {
         int p = 2 + (int)rm_below(&st, 20);
@@ -95,17 +96,23 @@ START_TEST(summary_finds_mismatched_receives)
         uint64_t *col = calloc((size_t)p, sizeof *col);
         plan_summary all = {.block = calloc(plan_summary_blocks(p, &c), sizeof(uint64_t))};
         plan_summary one = {.block = calloc(plan_summary_blocks(p, &c), sizeof(uint64_t))};
+        uint64_t sent = 0, wrong = 0; /* the ranks' balance words summed: as sent, as received */
         for (int k = 0; k < p; k++) {
             for (int i = 0; i < p; i++)
                 col[i] = plan_matrix_at(&m, i, k);
+            sent += plan_summary_balance(p, k, m.bytes + (size_t)k * (size_t)p, col);
             if (k == r)
                 col[from] += round % 2 ? 1 : (uint64_t)-1;
+            wrong += plan_summary_balance(p, k, m.bytes + (size_t)k * (size_t)p, col);
             plan_summary_rank(k ? &one : &all, p, k, m.bytes + (size_t)k * (size_t)p, col, NULL, 64,
                               &c);
             if (k)
                 plan_summary_merge(&all, &one);
         }
         ck_assert(!plan_summary_consistent(&all));
+        ck_assert_uint_eq(sent, 0);
+        ck_assert_uint_ne(wrong, 0);
+        ck_assert_uint_eq(wrong, all.sum[PLAN_SUMMARY_BALANCE]);
         free(col);
         free(all.block);
         free(one.block);
