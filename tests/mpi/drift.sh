@@ -105,8 +105,9 @@ print(sum(c["node_patterns"] for c in json.load(open(sys.argv[1]))["communicator
 # a drifting site too small to explore (counts within 30 % of 100 or 60 ints per pair: under
 # 1 KiB per rank, one size class): its first call runs unchecked (the communicator's first:
 # its record's creation agreed that no rank moves 4 KiB, src/shim/exchange.c first_call), its
-# second is agreed and starts a run of 64 unchecked calls at once (a tiny call after another
-# at its site in its size class, run_before_gather), so 39 of 40 calls run unchecked; with
+# second is checked (by five words, tiny_again, as the agreement would decide it) and starts a
+# run of 64 unchecked calls at once (a tiny call after another at its site in its size class,
+# run_before_gather), so 39 of 40 calls run unchecked; with
 # the first call agreed 38, with runs of 8 and 16 36 (the BFS-like sweep below changes size
 # class every call: not alike)
 for nm in "2 100" "4 60"; do
