@@ -139,6 +139,12 @@ int shim_describe(const shim_args *a, shim_comm *rec, exec_exchange *x, uint64_t
     return MPI_SUCCESS;
 }
 
+void shim_describe_col(const exec_exchange *x, uint64_t *col)
+{
+    for (int i = 0; i < x->p; i++)
+        col[i] = (uint64_t)x->recv.count[i] * (uint64_t)x->recv.type.size;
+}
+
 uint64_t shim_type_facts(const exec_exchange *x, int inplace)
 {
     const exec_type *s = inplace ? &x->recv.type : &x->send.type, *r = &x->recv.type;

@@ -16,6 +16,9 @@
  * receive side) or SHIM_STATUS_NATIVE (validate.h). */
 int shim_describe(const shim_args *a, shim_comm *rec, exec_exchange *x, uint64_t *row);
 
+/* The bytes this rank receives from each rank in described call x into col (x->p words). */
+void shim_describe_col(const exec_exchange *x, uint64_t *col);
+
 /* This rank's type facts of a described call: 2 * gcd(send type size, receive type size) +
  * (both types dense). */
 uint64_t shim_type_facts(const exec_exchange *x, int inplace);

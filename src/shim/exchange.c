@@ -170,8 +170,7 @@ static int tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, int *
     int cls = plan_learn_class(load);
     uint64_t balance = 1; /* an erroneous call is agreed in full, its error raised there */
     if (pattern) {
-        for (int i = 0; i < rec->p; i++)
-            rec->col[i] = (uint64_t)x.recv.count[i] * (uint64_t)x.recv.type.size;
+        shim_describe_col(&x, rec->col);
         balance = plan_summary_balance(rec->p, rec->rank, rec->row, rec->col);
     }
     /* SUM over ranks: [ranks whose pattern differs from the first call's, ranks too big to be

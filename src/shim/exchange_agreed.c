@@ -75,9 +75,7 @@ static void summarise(shim_call *c)
         s->p = rec->p;
         return;
     }
-    const exec_side *r = &c->x.recv;
-    for (int i = 0; i < rec->p; i++)
-        rec->col[i] = (uint64_t)r->count[i] * (uint64_t)r->type.size;
+    shim_describe_col(&c->x, rec->col);
     plan_summary_rank(s, rec->p, rec->rank, rec->row, rec->col, shim_topo_nodes(&rec->topo),
                       shim_g.cfg.packet, &shim_g.cfg.cost);
 }

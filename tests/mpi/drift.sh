@@ -138,8 +138,8 @@ for nm in "2 100" "4 60"; do
         --max "$2" >/dev/null
     [ "$(grep -c "a call alike at the first call's site, too small to explore" "$HR_TMP/err")" = 1 ] ||
         hr_fail "jitter on $n ranks: the second call not alike: $(cat "$HR_TMP/err")"
-    run_drift "$n" HRELAY_VERBOSE=2 HRELAY_REPORT="$r" -- ./tests/mpi/drift --calls 20 \
-        --mode lone --max 60 --repeat 20 >/dev/null
+    run_drift "$n" HRELAY_VERBOSE=2 -- ./tests/mpi/drift --calls 20 --mode lone --max 60 \
+        --repeat 20 >/dev/null
     [ "$(grep -c "the first call again, too small to explore" "$HR_TMP/err")" = 1 ] ||
         hr_fail "the same counts on $n ranks: the second call not the first again: $(cat "$HR_TMP/err")"
     run_drift "$n" HRELAY_VERBOSE=2 HRELAY_REPORT="$r" -- ./tests/mpi/drift --calls 20 \
