@@ -13,7 +13,7 @@ _Static_assert(SHIM_CACHE_MAX <= 64, "the agreement's slot word has 64 bits");
 
 /* The words: their ranges in the order AND, SUM, MAX (agree.h), then the blocks (MAX). */
 enum {
-    W_WORDS = 0,            /* AND: the length of the element (the same on every rank) */
+    W_WORDS = 0,            /* AND: the element's layout (layout(); the same on every rank) */
     W_SLOTS,                /* AND: slot bits */
     W_FLAGS,                /* AND: the flags below */
     W_SUM = SHIM_AGREE_AND, /* SUM: the summary's sum words */
@@ -41,6 +41,14 @@ int shim_agree_words(size_t nblocks)
     return SHIM_AGREE_FIXED + (int)nblocks;
 }
 
+/* The first word of an element of `words` words whose first nand words (this one included)
+ * are combined by AND, the next nsum by sum and the rest by maximum. */
+static uint64_t layout(int words, int nand, int nsum)
+{
+    return (uint64_t)(uint32_t)words | (uint64_t)(uint16_t)nand << 32 |
+           (uint64_t)(uint16_t)nsum << 48;
+}
+
 /* The pair of MAX words that agree on an index i (-1 for none) below limit. */
 static void put_index(uint64_t *w, int i, uint64_t limit)
 {
@@ -58,7 +66,7 @@ static int get_index(const uint64_t *w, uint64_t limit)
 void shim_agree_pack(const shim_agreement *a, uint64_t *w)
 {
     const plan_summary *s = &a->summary;
-    w[W_WORDS] = (uint64_t)shim_agree_words(s->nblocks);
+    w[W_WORDS] = layout(shim_agree_words(s->nblocks), SHIM_AGREE_AND, SHIM_AGREE_SUM);
     w[W_SLOTS] = a->slots;
     w[W_FLAGS] = (uint64_t)(a->ok != 0) << BIT_OK | (uint64_t)(a->timed != 0) << BIT_TIMED |
                  (uint64_t)(a->can_gather != 0) << BIT_GATHER |
@@ -102,10 +110,12 @@ void shim_agree_unpack(const uint64_t *w, shim_agreement *a)
 void shim_agree_combine(const uint64_t *in, uint64_t *inout, int n)
 {
     for (int e = 0; e < n; e++) {
-        int words = (int)in[W_WORDS], k = 0;
-        for (; k < W_SUM; k++)
+        uint64_t h = in[W_WORDS];
+        int words = (int)(uint32_t)h, nand = (int)(h >> 32 & 0xffff), nsum = (int)(h >> 48);
+        int k = 0;
+        for (; k < nand; k++)
             inout[k] &= in[k];
-        for (; k < W_PREV_EXEC; k++)
+        for (; k < nand + nsum; k++)
             inout[k] += in[k];
         for (; k < words; k++)
             if (in[k] > inout[k])
@@ -115,7 +125,7 @@ void shim_agree_combine(const uint64_t *in, uint64_t *inout, int n)
     }
 }
 
-/* The reduction over elements whose length is in their first word. */
+/* The reduction over elements whose layout is in their first word. */
 static void agree_fn(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     (void)type;
@@ -144,5 +154,20 @@ int shim_agree(shim_agreement *a, MPI_Comm comm, MPI_Datatype type, uint64_t *w)
     int rc = PMPI_Allreduce(MPI_IN_PLACE, w, 1, type, shim_g.agree_op, comm);
     if (rc == MPI_SUCCESS)
         shim_agree_unpack(w, a);
+    return rc;
+}
+
+int shim_agree_few_type_create(MPI_Datatype *type)
+{
+    return shim_agree_type_create(1 + SHIM_FEW_WORDS, type);
+}
+
+int shim_agree_few(uint64_t *w, int n, int nand, int nsum, MPI_Comm comm)
+{
+    uint64_t e[1 + SHIM_FEW_WORDS] = {layout(1 + SHIM_FEW_WORDS, 1 + nand, nsum)};
+    memcpy(e + 1, w, (size_t)n * sizeof *w); /* the words after n: 0, in the MAX range */
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, e, 1, shim_g.few_type, shim_g.agree_op, comm);
+    if (rc == MPI_SUCCESS)
+        memcpy(w, e + 1, (size_t)n * sizeof *w);
     return rc;
 }

@@ -43,9 +43,10 @@ typedef struct shim_agreement {
 /* The wire form of an agreement: SHIM_AGREE_AND words combined by bitwise AND, then
  * SHIM_AGREE_SUM words by sum, then SHIM_AGREE_MAX words and the summary's blocks by maximum,
  * all unsigned 64-bit; shim_agree_words(nblocks) words in all. The first word holds that
- * length (the same on every rank, so AND keeps it), which is how the reduction knows an
- * element's layout. A new field takes a word in the range of its operation (shim_agree_pack and
- * _unpack place it). */
+ * length and the lengths of the AND and SUM ranges (the same on every rank, so AND keeps it),
+ * which is how the reduction knows an element's layout (shim_agree_few's elements have their
+ * own). A new field takes a word in the range of its operation (shim_agree_pack and _unpack
+ * place it). */
 enum {
     SHIM_AGREE_AND = 3, /* the length, the slots, the flags */
     SHIM_AGREE_SUM = PLAN_SUMMARY_SUM,
@@ -75,6 +76,20 @@ int shim_agree_op_create(MPI_Op *op);
 /* Creates the element type of agreements of `words` words (one per communicator). Returns an
  * MPI error code (then *type is MPI_DATATYPE_NULL). */
 int shim_agree_type_create(int words, MPI_Datatype *type);
+
+/* The most words shim_agree_few agrees on. */
+enum { SHIM_FEW_WORDS = 7 };
+
+/* Creates shim_agree_few's element type (at MPI_Init). Returns an MPI error code (then *type
+ * is MPI_DATATYPE_NULL). */
+int shim_agree_few_type_create(MPI_Datatype *type);
+
+/* One allreduce over comm of the n words w (n <= SHIM_FEW_WORDS): the first nand combined by
+ * bitwise AND, the next nsum by sum (modulo 2^64), the others by maximum, all unsigned. On
+ * success w is what all ranks agreed; returns an MPI error code. It is one element of
+ * hrelay's operation: MPICH 4.0.2 reduces that by recursive doubling, where it reduces two or
+ * more words of MPI_UINT64_T otherwise (on 2 ranks of one node 0.33 against 0.67 us a call). */
+int shim_agree_few(uint64_t *w, int n, int nand, int nsum, MPI_Comm comm);
 
 /* One small allreduce over comm of an element of type `type` (shim_agree_type_create with
  * shim_agree_words(a->summary.nblocks)), w its scratch of as many words: a (this rank's part)

@@ -260,12 +260,10 @@ shim_comm *shim_comm_create(MPI_Comm comm, const shim_args *a)
     const int32_t *node = local && topo_ok && rec->topo.t.p ? rec->topo.t.node_of : NULL;
     uint64_t off = UINT64_MAX;
     uint64_t load = shim_args_load(a, p, rank, shim_g.cfg.duplex == PLAN_DUPLEX_HALF, node, &off);
-    /* MIN over ranks: [the record, the topology found locally, minus the load, no byte off
-     * the node]; signed words (MPICH 4.0.2 compares unsigned integers as signed in MPI_MIN,
-     * pmodels/mpich#6083) */
-    int64_t ok[4] = {made, topo_ok != 0, -(int64_t)(load < INT64_MAX ? load : INT64_MAX),
-                     node && off == 0};
-    if (PMPI_Allreduce(MPI_IN_PLACE, ok, 4, MPI_INT64_T, MPI_MIN, comm) != MPI_SUCCESS)
+    /* over ranks: AND of [the record, the topology found locally, no byte off the node], MAX
+     * of [the load] */
+    uint64_t ok[4] = {made, topo_ok != 0, node && off == 0, load};
+    if (shim_agree_few(ok, 4, 3, 0, comm) != MPI_SUCCESS)
         ok[0] = 0;
     if (ok[0] && rec) {
         rec->comm = comm;
@@ -273,8 +271,8 @@ shim_comm *shim_comm_create(MPI_Comm comm, const shim_args *a)
         rec->p = p;
         rec->rank = rank;
         rec->request = pending_request(comm);
-        rec->first_load = (uint64_t)-ok[2];
-        rec->first_on_node = ok[3] == 1;
+        rec->first_load = ok[3];
+        rec->first_on_node = ok[2] == 1;
         rec->last = -1;
         rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
         rec->quiet_len = SHIM_QUIET_FIRST;

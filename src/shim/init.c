@@ -26,11 +26,13 @@ typedef struct setup {
     shim_world *world;
     int keyval, request_keyval; /* MPI_KEYVAL_INVALID if not created (both or neither) */
     int have_op;
-    MPI_Comm self; /* MPI_COMM_NULL if not created */
+    MPI_Datatype few_type; /* shim_agree_few's element; MPI_DATATYPE_NULL if not created */
+    MPI_Comm self;         /* MPI_COMM_NULL if not created */
 } setup;
 
-/* Creates the process-wide record, the records' attribute key, the agreement's operation and
- * the duplicate of MPI_COMM_SELF whose errors return. Returns 1 if all of them exist. */
+/* Creates the process-wide record, the records' attribute key, the agreement's operation,
+ * shim_agree_few's element type and the duplicate of MPI_COMM_SELF whose errors return.
+ * Returns 1 if all of them exist. */
 static int set_up(setup *s)
 {
     int level = MPI_THREAD_SINGLE;
@@ -40,6 +42,7 @@ static int set_up(setup *s)
     if (s->world == NULL ||
         shim_comm_keyval_create(&s->keyval, &s->request_keyval) != MPI_SUCCESS ||
         !(s->have_op = shim_agree_op_create(&shim_g.agree_op) == MPI_SUCCESS) ||
+        shim_agree_few_type_create(&s->few_type) != MPI_SUCCESS ||
         PMPI_Comm_dup(MPI_COMM_SELF, &s->self) != MPI_SUCCESS)
         return 0;
     return PMPI_Comm_set_errhandler(s->self, MPI_ERRORS_RETURN) == MPI_SUCCESS;
@@ -54,6 +57,8 @@ static void undo_setup(setup *s)
     }
     if (s->have_op)
         PMPI_Op_free(&shim_g.agree_op);
+    if (s->few_type != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&s->few_type);
     if (s->self != MPI_COMM_NULL)
         PMPI_Comm_free(&s->self);
     shim_world_free(s->world);
@@ -113,8 +118,10 @@ void shim_startup(void)
 
     /* flags: [same environment as rank 0, set-up succeeded]; MIN over ranks */
     int flags[2] = {shim_env_hash() == cfg.env_hash, 1};
-    setup s = {
-        .keyval = MPI_KEYVAL_INVALID, .request_keyval = MPI_KEYVAL_INVALID, .self = MPI_COMM_NULL};
+    setup s = {.keyval = MPI_KEYVAL_INVALID,
+               .request_keyval = MPI_KEYVAL_INVALID,
+               .few_type = MPI_DATATYPE_NULL,
+               .self = MPI_COMM_NULL};
     if (!cfg.disable)
         flags[1] = set_up(&s);
     if (PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
@@ -141,6 +148,7 @@ void shim_startup(void)
         shim_world_labels(s.world, rank, size);
     shim_g.keyval = s.keyval;
     shim_g.request_keyval = s.request_keyval;
+    shim_g.few_type = s.few_type;
     shim_g.self = s.self;
     shim_g.world = s.world;
     shim_g.active = 1;
@@ -202,6 +210,7 @@ void shim_shutdown(void)
     PMPI_Comm_free_keyval(&shim_g.keyval);
     PMPI_Comm_free_keyval(&shim_g.request_keyval);
     PMPI_Op_free(&shim_g.agree_op);
+    PMPI_Type_free(&shim_g.few_type);
     PMPI_Comm_free(&shim_g.self);
     shim_world_free(shim_g.world);
     shim_g.world = NULL;

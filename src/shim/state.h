@@ -71,6 +71,7 @@ typedef struct shim_state {
                                 communicator without a record yet (control.c) */
     MPI_Op agree_op;         /* the agreement's reduction (agree.h; each communicator's
                                 record has its element type) */
+    MPI_Datatype few_type;   /* the element of a few words agreed with it (shim_agree_few) */
     MPI_Comm self;           /* a duplicate of MPI_COMM_SELF whose errors return: where
                                 hrelay asks MPI to check a datatype (validate.h) */
     shim_world *world;

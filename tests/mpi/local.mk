@@ -3,6 +3,8 @@
 # and every launch runs under a timeout so that a hang fails instead of blocking make check.
 #   exec.sh     exec/ alone with random element-cutting plans, forwarding ones included
 #               (test_exec), P = 1..8
+#   agree.sh    the few words of a fresh communicator's agreements (shim_agree_few) against
+#               MPI_Allgather of every rank's words (tests/mpi/agree), P = 1..8
 #   compare.sh  the shim against PMPI, byte for byte, guard bytes, report check, P = 1..8
 #   families.sh the same for every other schedule family, element-cutting grains and packets
 #   nodes.sh    the node-level families under HRELAY_NODE_SIZE=K (uneven, non-consecutive
@@ -27,13 +29,13 @@
 #   valgrind.sh compare on 2 ranks under valgrind memcheck
 #   environment.sh  an invalid value on a rank other than 0: rank 0's settings win, one warning
 #   version.sh  configure's version in hrelay.h, the report and every tool's --version
-TESTS += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
+TESTS += tests/mpi/exec.sh tests/mpi/agree.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
 	tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
 	tests/mpi/drift.sh tests/mpi/examples.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
 	tests/mpi/comms.sh tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh
-EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
+EXTRA_DIST += tests/mpi/exec.sh tests/mpi/agree.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
 	tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
 	tests/mpi/drift.sh tests/mpi/examples.sh \
@@ -47,11 +49,14 @@ EXTRA_DIST += tests/mpi/exec.sh tests/mpi/compare.sh tests/mpi/families.sh tests
 	tests/fuzz/seeds/family-5 tests/fuzz/seeds/family-6 \
 	tests/mpi/common.sh tests/mpi/fortran_alltoallv.f90
 
-check_PROGRAMS += tests/mpi/test_exec tests/mpi/compare tests/mpi/control tests/mpi/sites \
+check_PROGRAMS += tests/mpi/test_exec tests/mpi/agree tests/mpi/compare tests/mpi/control tests/mpi/sites \
 	tests/mpi/errors tests/mpi/threads tests/mpi/drift tests/mpi/comms
 tests_mpi_test_exec_SOURCES = tests/mpi/test_exec.c tests/mpi/plans.c tests/mpi/plans.h \
 	tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_test_exec_LDADD = libhrelay_exec.la libhrelay_plan.la
+tests_mpi_agree_SOURCES = tests/mpi/agree.c src/shim/agree.c
+# (its own objects: agree.c is also in libhrelay.la)
+tests_mpi_agree_CPPFLAGS = $(AM_CPPFLAGS)
 tests_mpi_compare_SOURCES = tests/mpi/compare.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_control_SOURCES = tests/mpi/control.c
 tests_mpi_control_LDADD = -ldl
