@@ -11,10 +11,11 @@
  *     to explore by its bytes (the same on every rank) runs so at once, without a run, once one
  *     was agreed on the communicator (tiny_alltoall); so does a communicator's first call where
  *     its record's creation agreed that no rank moves enough bytes to explore (first_call).
- *     The second call after such a first call is decided by one allreduce of five words
- *     instead of the agreement where that finds every rank's call too small to explore and
- *     the first call again, or alike at its site, with no truncation (tiny_again): it runs
- *     MPI's algorithm and starts the 64-call run the agreement would start.
+ *     The call after such a first call, and the first call after a run that a call too small
+ *     to explore started, is decided by one allreduce of five words instead of the agreement
+ *     where that finds every rank's call too small to explore and the last agreed call again,
+ *     or alike at its site, with no truncation (tiny_again): it runs MPI's algorithm and
+ *     starts the run the agreement would start (64 calls, then doubling).
  *   Agreed: every rank validates its arguments (describe.c, validate.c: MPICH's checks, in its
  *     order), matches its part of the pattern against the cache, prepares the cached plan's
  *     run (run.c; before agreeing, so that nothing can fail on one rank after the others
@@ -129,7 +130,7 @@ static void first_call(shim_comm *rec, const shim_args *a, shim_site *site)
     rec->prev = (shim_prev){.slot = -1,
                             .algo = PLAN_ALGO_NATIVE,
                             .hist = 0,
-                            .site = -1,
+                            .site = site ? site - rec->sites.site : -1,
                             .cls = plan_learn_class(rec->first_load),
                             .tiny = 1};
     exec_exchange x;
@@ -142,27 +143,32 @@ static void first_call(shim_comm *rec, const shim_args *a, shim_site *site)
              rec->p, (unsigned long long)rec->first_load);
 }
 
-/* Whether call a on rec follows a tiny first call (first_call: the record's only agreed call so
- * far, untimed) under auto with learning and re-checks, where the agreement would decide MPI's
- * algorithm for a call alike (too few bytes, nothing measured on the fresh communicator). A
+/* Whether call a on rec is the first after a run of unchecked calls that a call too small to
+ * explore started (rec->prev.tiny: the last agreed call, or first_call, ran MPI's algorithm
+ * before gathering, too small to explore; first_call's run is that call alone), under auto
+ * with learning and re-checks, where the agreement would decide MPI's algorithm again for a
+ * call alike (too few bytes: nothing but MPI's algorithm runs, whatever is measured). A
  * function of agreed values only. */
-static int after_tiny_first(const shim_comm *rec, int request)
+static int after_tiny_run(const shim_comm *rec, int request)
 {
     return request == SHIM_AUTO && shim_g.cfg.tune > 0 && shim_g.cfg.recheck > 0 &&
-           rec->agreed == 1 && rec->prev.tiny && !rec->prev.timed;
+           rec->prev.tiny && !rec->prev.waited && rec->calls == rec->quiet_until + 1;
 }
 
-/* The call after a tiny first call (after_tiny_first) where every rank's call is too small to
- * explore and is either the first call again on every rank or, on every rank, a call at the
- * first call's site in its size class: the cases where the agreement would run MPI's algorithm
- * before gathering and start the long run of unchecked calls (shim_run_before_gather's
+/* The call after a tiny run (after_tiny_run) where every rank's call is too small to explore
+ * and is either the last agreed call again on every rank or, on every rank, a call at that
+ * call's site in its size class: the cases where the agreement would run MPI's algorithm
+ * before gathering and start the next, longer run of unchecked calls (shim_run_before_gather's
  * tiny_again). One allreduce of five words says so instead of the agreement, and the call runs
  * MPI's algorithm and starts that run; it counts as decided before gathering, its time
- * teaching nothing (as the first call's). Returns 1 where it ran the call (*rc: MPI's result, or
- * the allreduce's error raised), 0 where some rank's call is none of these (then every rank
- * agrees on it in full). On 2 ranks of one node at 1 KiB per rank the second call's excess
- * over MPI's call fell from 1.4 to 1.1 us, and to 0.8 with the words as one element of
- * hrelay's reduction (shim_agree_few), about what the allreduce itself costs. */
+ * teaching nothing (as the first call's), and stands for the agreed call the next check
+ * compares with (its pattern; the site and class stay the tiny call's, which are its own).
+ * Returns 1 where it ran the call (*rc: MPI's result, or the allreduce's error raised), 0
+ * where some rank's call is none of these (then every rank agrees on it in full). On 2 ranks
+ * of one node at 1 KiB per rank a fresh communicator's second call's excess over MPI's call
+ * fell from 1.4 to 1.1 us, and to 0.8 with the words as one element of hrelay's reduction
+ * (shim_agree_few), about what the allreduce itself costs; the re-checks after runs cost 5 -
+ * 11 us as agreements. */
 static int tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, int *rc)
 {
     exec_exchange x;
@@ -175,12 +181,12 @@ static int tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, int *
         shim_describe_col(&x, rec->col);
         balance = plan_summary_balance(rec->p, rec->rank, rec->row, rec->col);
     }
-    /* SUM over ranks: [ranks whose pattern differs from the first call's, ranks too big to be
-     * alike (to explore, or above the first call's size class), ranks in its class, ranks at
-     * another site than the first call's, the balance (zero: no truncation anywhere)] */
+    /* SUM over ranks: [ranks whose pattern differs from the last agreed call's, ranks too big
+     * to be alike (to explore, or above the tiny call's size class), ranks in its class, ranks
+     * at another site than the tiny call's, the balance (zero: no truncation anywhere)] */
     uint64_t w[5] = {!pattern || pattern != rec->last_pattern,
                      load >= SHIM_EXPLORE_MIN_BYTES || cls > rec->prev.cls, cls == rec->prev.cls,
-                     !site || site != rec->sites.site /* the first call's is site 0 */, balance};
+                     !site || site - rec->sites.site != rec->prev.site, balance};
     *rc = shim_agree_few(w, 5, 0, 5, rec->comm);
     if (*rc != MPI_SUCCESS) {
         *rc = shim_raise(a, *rc);
@@ -190,6 +196,7 @@ static int tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, int *
     if (w[1] || w[4] || (!again && (w[3] || !w[2])))
         return 0;
     rec->agreed++;
+    rec->last_pattern = pattern;
     uint64_t t0 = shim_ticks();
     if ((*rc = shim_args_pmpi(a)) != MPI_SUCCESS)
         return 1; /* MPI's own error, through the communicator's handler */
@@ -206,7 +213,8 @@ static int tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, int *
              "%s on %d ranks: %s, too small to explore: native (decided before gathering, "
              "without the agreement), %.6f s",
              shim_args_name(a), rec->p,
-             again ? "the first call again" : "a call alike at the first call's site", t);
+             again ? "the last agreed call again" : "a call alike at the last agreed call's site",
+             t);
     shim_update_quiet(rec, 0, again, NULL, PLAN_RUN_MAX);
     if (shim_alltoall_kind(a)) /* every rank called MPI_Alltoall(_c), too small to explore */
         rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p);
@@ -264,7 +272,7 @@ int shim_alltoall_any(const shim_args *a)
             rc = shim_run_unchecked(a, rec, site, 0);
         } else if (rec->calls <= rec->quiet_until || tiny_alltoall(a, rec, request)) {
             rc = shim_run_unchecked(a, rec, site, 1);
-        } else if (!after_tiny_first(rec, request) || !tiny_again(rec, a, site, &rc)) {
+        } else if (!after_tiny_run(rec, request) || !tiny_again(rec, a, site, &rc)) {
             shim_call c = {.a = a, .rec = rec, .site = site, .request = request};
             rc = shim_run_agreed(&c, shim_ticks());
         }

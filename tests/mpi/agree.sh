@@ -1,7 +1,7 @@
 #!/bin/bash
-# The few words of a fresh communicator's agreements (shim_agree_few: its record's creation,
-# the second call's check) against MPI_Allgather of the ranks' words, at every rank count
-# (tests/mpi/agree, without the shim).
+# The few words of hrelay's small agreements (shim_agree_few: a record's creation, the check
+# of a tiny call after its run) against MPI_Allgather of the ranks' words, at every rank
+# count (tests/mpi/agree, without the shim).
 . "${srcdir:-.}/tests/mpi/common.sh"
 for n in $HR_RANKS; do
     # fewer cases where the ranks outnumber the cores (each case is two collectives)

@@ -5,6 +5,7 @@
  *
  * Usage: drift [--calls N] [--seed S] [--max INTS]
  *              [--mode random|sweep|jitter|lone|counts|counts-v] [--within K] [--repeat R]
+ *              [--lone-at K]
  *   random  every pair's count uniform in [0, INTS] (default 2000), new every call
  *   counts  as random, each call preceded by an MPI_Alltoall of the counts (one int per pair,
  *           from another line: a sample sort's two sites), whose result is checked
@@ -12,8 +13,9 @@
  *   sweep   BFS-like levels: the counts of call k are about INTS * 4^-|k mod 12 - 6| per pair
  *           (a sweep down to a few ints and back), each pair jittered by up to 30 %
  *   jitter  every pair's count INTS jittered by up to 30 %, new every call (particles)
- *   lone    every pair's count INTS on every call but the second, where rank 0 alone sends
- *           8 INTS to rank 1 (only rank 0's own part of the pattern changes)
+ *   lone    every pair's count INTS on every call but the second (--lone-at K: call K, from 0;
+ *           default 1), where rank 0 alone sends 8 INTS to rank 1 (only rank 0's own part of
+ *           the pattern changes)
  *   --within K: only ranks of one group of K consecutive ranks exchange (the others' counts
  *           are 0: an exchange within nodes of K under HRELAY_NODE_SIZE=K)
  *   --repeat R: each pattern R times in a row (calls k R .. k R + R - 1 have call k's counts)
@@ -45,13 +47,16 @@ static uint64_t mix(uint64_t seed, uint64_t call, uint64_t i, uint64_t j)
 /* Groups of consecutive ranks outside which nothing is exchanged (--within; 0: none). */
 static int within;
 
+/* The call (from 0) whose counts differ in mode lone (--lone-at). */
+static int lone_at = 1;
+
 /* The ints rank i sends rank j in call k. */
 static int count(const char *mode, uint64_t seed, int k, int i, int j, int max)
 {
     if (within > 0 && i / within != j / within)
         return 0;
     if (!strcmp(mode, "lone"))
-        return k == 1 && i == 0 && j == 1 ? 8 * max : max;
+        return k == lone_at && i == 0 && j == 1 ? 8 * max : max;
     uint64_t h = mix(seed, (uint64_t)k, (uint64_t)i, (uint64_t)j);
     if (!strcmp(mode, "sweep") || !strcmp(mode, "jitter")) {
         int level = !strcmp(mode, "sweep") ? k % 12 - 6 : 0;
@@ -146,6 +151,8 @@ int main(int argc, char **argv)
             within = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--repeat"))
             repeat = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--lone-at"))
+            lone_at = atoi(argv[i + 1]);
     }
     const char *(*last)(MPI_Comm) =
         (const char *(*)(MPI_Comm))(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_last_algorithm");

@@ -136,11 +136,11 @@ for nm in "2 100" "4 60"; do
     n=$1
     run_drift "$n" HRELAY_VERBOSE=2 -- ./tests/mpi/drift --seed 11 --calls 20 --mode jitter \
         --max "$2" >/dev/null
-    [ "$(grep -c "a call alike at the first call's site, too small to explore" "$HR_TMP/err")" = 1 ] ||
+    [ "$(grep -c "a call alike at the last agreed call's site, too small to explore" "$HR_TMP/err")" = 1 ] ||
         hr_fail "jitter on $n ranks: the second call not alike: $(cat "$HR_TMP/err")"
     run_drift "$n" HRELAY_VERBOSE=2 -- ./tests/mpi/drift --calls 20 --mode lone --max 60 \
         --repeat 20 >/dev/null
-    [ "$(grep -c "the first call again, too small to explore" "$HR_TMP/err")" = 1 ] ||
+    [ "$(grep -c "the last agreed call again, too small to explore" "$HR_TMP/err")" = 1 ] ||
         hr_fail "the same counts on $n ranks: the second call not the first again: $(cat "$HR_TMP/err")"
     run_drift "$n" HRELAY_VERBOSE=2 HRELAY_REPORT="$r" -- ./tests/mpi/drift --calls 20 \
         --mode lone --max 60 >/dev/null
@@ -148,6 +148,39 @@ for nm in "2 100" "4 60"; do
         hr_fail "rank 0's second call alone changed on $n ranks, yet decided without the agreement: $(cat "$HR_TMP/err")"
     site=$(grep -o '"site": "drift.c:[0-9]* exchange"' "$r" | sed 's/"site": "//; s/"$//')
     [ "$(field "$r" "$site" algorithms.native)" = 20 ] || hr_fail "lone: not all native: $(cat "$r")"
+done
+
+# the first call after a run that a tiny call started is checked by the same five words
+# (exchange.c after_tiny_run): over 200 calls of a tiny site, drifting or the same counts on
+# every call, the checks at calls 2, 67 and 196 (after runs of 1, 64 and 128 calls) are its
+# only agreements: 3 calls decided before gathering, 197 unchecked, and no agreement in full
+# (whose decision line says how many bytes the rank sent); where rank 0 alone sends more at the
+# first re-check (call 67, --lone-at 66), every rank agrees on that call in full, with the
+# same decisions and results as PMPI's
+for nm in "2 100" "4 60"; do
+    # shellcheck disable=SC2086 # ranks and ints per pair, as above: one size class
+    set -- $nm
+    n=$1
+    for args in "--seed 11 --mode jitter --max $2" "--mode lone --max 60 --repeat 200"; do
+        # shellcheck disable=SC2086 # the mode's arguments
+        run_drift "$n" HRELAY_VERBOSE=2 HRELAY_REPORT="$r" -- ./tests/mpi/drift --calls 200 \
+            $args >/dev/null
+        site=$(grep -o '"site": "drift.c:[0-9]* exchange"' "$r" | sed 's/"site": "//; s/"$//')
+        [ "$(grep -c "too small to explore: native (decided before gathering, without the agreement)" \
+            "$HR_TMP/err")" = 3 ] && ! grep -q "native (decided before gathering), [0-9]* bytes" \
+            "$HR_TMP/err" || hr_fail "$args on $n ranks: not 3 checks alone: $(cat "$HR_TMP/err")"
+        [ "$(field "$r" "$site" algorithms.native)" = 200 ] &&
+            [ "$(field "$r" "$site" decided_before_gather)" = 3 ] &&
+            [ "$(field "$r" "$site" unchecked)" = 197 ] ||
+            hr_fail "$args on $n ranks: expected 3 checked and 197 unchecked: $(cat "$r")"
+    done
+    run_drift "$n" HRELAY_VERBOSE=2 HRELAY_REPORT="$r" -- ./tests/mpi/drift --calls 100 \
+        --mode lone --max 60 --lone-at 66 >/dev/null
+    [ "$(grep -c "without the agreement" "$HR_TMP/err")" = 1 ] &&
+        grep -q "native (decided before gathering), [0-9]* bytes" "$HR_TMP/err" ||
+        hr_fail "rank 0's call 67 alone changed on $n ranks, yet not agreed in full: $(cat "$HR_TMP/err")"
+    site=$(grep -o '"site": "drift.c:[0-9]* exchange"' "$r" | sed 's/"site": "//; s/"$//')
+    [ "$(field "$r" "$site" algorithms.native)" = 100 ] || hr_fail "lone at 66: not all native: $(cat "$r")"
 done
 
 # a drifting site whose bytes never leave their node (--within K under HRELAY_NODE_SIZE=K,
