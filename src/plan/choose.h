@@ -19,13 +19,13 @@
  * of the slowest call of another candidate measured at least twice is not measured again; the
  * second round measures only candidates whose first-round score was within PLAN_CHOICE_CLOSE
  * percent of the best. Settling keeps MPI's algorithm unless another candidate's score beats its
- * own by more than PLAN_CHOICE_EDGE percent. Once settled, a choice whose candidate measures
- * PLAN_CHOICE_STRIKES of its last PLAN_CHOICE_WATCH calls more than PLAN_CHOICE_LOSS percent of
- * another's score is measured again, at most PLAN_CHOICE_RECHECKS times (plan_choice_observe). A
- * plan's block of calls goes on past `trials` while each call is more than PLAN_CHOICE_WARM percent
- * faster than the one before (see plan_choice_start); in a first round, a small-window variant
- * modeled like its family runs only where the family won by PLAN_CHOICE_EDGE or calls stall: spread
- * by PLAN_CHOICE_STALL percent, or PLAN_CHOICE_FAR above plan_choice_bound's. */
+ * own by more than PLAN_CHOICE_EDGE percent (on one node _SHARED). Once settled, a choice whose
+ * candidate measures PLAN_CHOICE_STRIKES of its last PLAN_CHOICE_WATCH calls more than
+ * PLAN_CHOICE_LOSS percent of another's score is measured again, at most PLAN_CHOICE_RECHECKS
+ * times (plan_choice_observe). A plan's block of calls goes on past `trials` while each call is
+ * more than PLAN_CHOICE_WARM percent faster than the one before (plan_choice_start); in a first
+ * round, a small-window variant modeled like its family runs only where the family won by
+ * PLAN_CHOICE_EDGE or calls stall: by PLAN_CHOICE_STALL percent, PLAN_CHOICE_FAR over the bound. */
 enum {
     PLAN_CHOICE_EXPLORE_MAX = 4,
     PLAN_CHOICE_SECOND = 16,
@@ -33,6 +33,7 @@ enum {
     PLAN_CHOICE_LOSS = 125,
     PLAN_CHOICE_CLOSE = 120,
     PLAN_CHOICE_EDGE = 3,
+    PLAN_CHOICE_EDGE_SHARED = 10,
     PLAN_CHOICE_STRIKES = 2,
     PLAN_CHOICE_WATCH = 4,
     PLAN_CHOICE_RECHECKS = 2,
@@ -76,6 +77,7 @@ typedef struct plan_choice {
                                               this round (-1: none): its block */
     int network;                           /* calls cross a network that keeps state between
                                               them (plan_choice_network) */
+    uint32_t edge;                         /* settling's percent: PLAN_CHOICE_EDGE(_SHARED) */
     int settled;                           /* exploration over: cand[next] is final */
     int reopened;                          /* plan_choice_reopen started a second round */
     int tied;                              /* settled on MPI's algorithm with a plan measured
@@ -110,11 +112,13 @@ int plan_choice_worth(const plan_candidate *c, uint64_t mpi_ps);
 void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
                       uint32_t trials);
 
-/* Marks the choice's calls as crossing a network between nodes, whose connections keep state
- * from one call to the next: a candidate's first call after another's is not its own time, and
- * does not judge a candidate modeled clearly faster (first round) or measured so (later;
- * plan_choice_unjudged; choose.c's plan_choice_network has the measurements). */
+/* Marks the choice's calls as crossing a network between nodes (_network), whose connections
+ * keep state from one call to the next: a candidate's first call after another's is not its own
+ * time, and does not judge a candidate modeled clearly faster (first round) or measured so
+ * (later; plan_choice_unjudged; choose.c has the measurements); or as moving within one
+ * shared-memory node (_shared): a plan must beat MPI's by PLAN_CHOICE_EDGE_SHARED percent. */
 void plan_choice_network(plan_choice *ch);
+void plan_choice_shared(plan_choice *ch);
 
 /* Notes the pattern's lower bound by a calibrated cost model (bound_ps; 0: not known): where
  * the fastest calls of both a family and MPI's algorithm took more than PLAN_CHOICE_FAR percent
@@ -134,15 +138,16 @@ void plan_choice_native_seen(plan_choice *ch, const uint64_t *t, uint32_t n);
  * plan_choice_start). Ignored once settled, once a call was started, or if not explored. */
 void plan_choice_opened(plan_choice *ch, plan_algo algo, int variant);
 
-/* The candidate a new pattern's first call runs where none is explored on purpose: the best. */
+/* The candidate a new pattern's first call runs where none is explored on purpose: the best
+ * (_opening); the explored candidate with the best estimate now (_best, plan_choice_estimate). */
 const plan_candidate *plan_choice_opening(const plan_choice *ch);
+const plan_candidate *plan_choice_best(const plan_choice *ch);
 
-/* The family, and the candidate (family and variant), the next call should run. */
+/* The family, and the candidate (family and variant), the next call should run; candidate
+ * (algo, variant) of the choice, or NULL (_find). */
 plan_algo plan_choice_next(const plan_choice *ch);
 const plan_candidate *plan_choice_current(const plan_choice *ch);
-
-/* The explored candidate with the best estimate now (plan_choice_estimate). */
-const plan_candidate *plan_choice_best(const plan_choice *ch);
+const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, int variant);
 
 /* What candidate c of ch is expected to take per call: its round's score where measured, else
  * its model. Across a network (plan_choice_network), once MPI's calls of the round are
@@ -155,9 +160,6 @@ uint64_t plan_choice_estimate(const plan_choice *ch, const plan_candidate *c);
  * it was measured, is MPI's algorithm or the choice is settled; else MPI's algorithm where it is
  * a candidate (a plan not measured yet is explored, within the budget); else the best model. */
 const plan_candidate *plan_choice_incumbent(const plan_choice *ch);
-
-/* Candidate (algo, variant) of the choice, or NULL. */
-const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, int variant);
 
 /* Exploring candidate c instead of the incumbent (plan_choice_incumbent), for plan_wait_allows:
  * both estimates (plan_choice_estimate) and the predicted cost (plan_budget_predicted); no risk
@@ -239,12 +241,10 @@ int plan_choice_switch(plan_choice *ch);
  * contradicted (or was rechecked that often). */
 int plan_choice_reopen(plan_choice *ch);
 
-/* Removes candidate (algo, variant) unless absent or the last; as plan_choice_drop after. */
-void plan_choice_remove(plan_choice *ch, plan_algo algo, int variant);
-
-/* Removes family `algo` (every variant) from the candidates (it cannot run: planning failed,
- * memory limit); the choice continues among the others and settles if fewer than two explored
- * remain. Never removes the last candidate. */
+/* Removes family `algo` (every variant; _remove: candidate (algo, variant), unless absent)
+ * from the candidates (it cannot run: planning failed, memory limit); the choice continues
+ * among the others and settles if fewer than two explored remain. Never removes the last. */
 void plan_choice_drop(plan_choice *ch, plan_algo algo);
+void plan_choice_remove(plan_choice *ch, plan_algo algo, int variant);
 
 #endif

@@ -361,6 +361,8 @@ void shim_decide_choose(const shim_comm *rec, shim_slot *s, uint32_t drop)
     plan_choice_init(&s->choice, c, n, fixed ? 0 : (uint32_t)shim_g.cfg.margin, s->trials);
     if (rec->topo.nodes > 1)
         plan_choice_network(&s->choice);
+    else if (rec->p > 1) /* every rank on one node (topo.c: nodes = p without a topology) */
+        plan_choice_shared(&s->choice);
     plan_choice_bound(&s->choice, s->bound_ps);
     plan_choice_native_seen(&s->choice, rec->native_seen, rec->native_seen_n);
 }

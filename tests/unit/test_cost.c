@@ -589,6 +589,36 @@ START_TEST(choice_rechecked_when_contradicted)
 }
 END_TEST
 
+START_TEST(choice_shared_node_needs_a_wider_edge)
+{
+    /* native measured at 100, direct at `plan` (one call each): across a network or unmarked a
+     * plan more than PLAN_CHOICE_EDGE (3) percent faster is settled on; within one node
+     * (plan_choice_shared) only one more than PLAN_CHOICE_EDGE_SHARED (10) percent faster, so
+     * 94 (6 % faster, the spread of blocks of calls there) keeps MPI's algorithm, watched as a
+     * tie, and 89 does not */
+    const uint64_t model[4] = {100, 120, 1000, 1000};
+    const struct {
+        uint64_t plan;
+        int shared;
+        plan_algo want;
+    } cases[] = {{94, 0, PLAN_ALGO_DIRECT},
+                 {94, 1, PLAN_ALGO_NATIVE},
+                 {98, 1, PLAN_ALGO_NATIVE},
+                 {89, 1, PLAN_ALGO_DIRECT},
+                 {98, 0, PLAN_ALGO_NATIVE}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        plan_choice ch = choice_of(model, 50, 1);
+        if (cases[k].shared)
+            plan_choice_shared(&ch);
+        ck_assert_int_eq(run_next(&ch, 100), PLAN_ALGO_NATIVE);
+        ck_assert_int_eq(run_next(&ch, cases[k].plan), PLAN_ALGO_DIRECT);
+        ck_assert_int_eq(ch.settled, 1);
+        ck_assert_int_eq(plan_choice_next(&ch), cases[k].want);
+        ck_assert_int_eq(plan_choice_watching(&ch), cases[k].want == PLAN_ALGO_NATIVE);
+    }
+}
+END_TEST
+
 START_TEST(choice_tie_watched_then_switched)
 {
     /* native 55 against direct 56 (within PLAN_CHOICE_EDGE): native, in a tie, so its next
@@ -1583,6 +1613,7 @@ int main(void)
     tcase_add_test(basic, choice_reopens_once);
     tcase_add_test(basic, choice_first_round_median);
     tcase_add_test(basic, choice_rechecked_when_contradicted);
+    tcase_add_test(basic, choice_shared_node_needs_a_wider_edge);
     tcase_add_test(basic, choice_tie_watched_then_switched);
     tcase_add_test(basic, choice_second_round_median);
     tcase_add_test(basic, choice_block_goes_on_while_warming);
