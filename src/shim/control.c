@@ -32,7 +32,11 @@ SHIM_EXPORT int hrelay_set_algorithm(MPI_Comm comm, const char *name)
                    ? 0
                    : -1;
     rec->request = request;
-    rec->quiet_until = rec->calls; /* the next call is agreed under the new request */
+    /* the run of unchecked calls ends: the next call is decided under the new request (agreed;
+     * under auto, checked by five words where the last agreed call was too small to explore,
+     * and a tiny MPI_Alltoall after an agreed one runs unchecked: decisions that no request
+     * changes, since nothing but MPI's algorithm runs such calls under auto) */
+    rec->quiet_until = rec->calls;
     rec->quiet_len = SHIM_QUIET_FIRST;
     return 0;
 }
