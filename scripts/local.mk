@@ -61,7 +61,7 @@ dist_noinst_SCRIPTS += \
 	scripts/fuzz \
 	scripts/emu/calibrate
 EXTRA_DIST += scripts/common.sh docs/planning-time.md docs/algorithms.md docs/robustness.md \
-	docs/architecture.md
+	docs/architecture.md docs/decisions.md
 
 # The demo programs (scripts/demo): a sample sort whose MPI_Alltoallv counts are skewed and
 # change on every call, and the transposes of a slab-decomposed 3-D FFT, repeated.
