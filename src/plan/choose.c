@@ -236,8 +236,9 @@ static void note(plan_choice *ch, int i, uint64_t measured_ps)
 
 /* Settles on the explored candidate with the smallest score (the best model if none
  * measured); MPI's algorithm, where measured, stays unless another beats its score by more
- * than ch->edge percent (a plan must win by more than the noise of a few calls); a plan within
- * PLAN_CHOICE_EDGE of it is watched (ch->tied). */
+ * than ch->edge percent (a plan must win by more than the noise of a few calls); where it
+ * stays, the fastest measured plan is watched (ch->tied) unless more than PLAN_CHOICE_EDGE
+ * percent slower than it. */
 static void settle(plan_choice *ch)
 {
     int best = fastest(ch), native = find(ch, PLAN_ALGO_NATIVE, 0);
