@@ -104,20 +104,39 @@ void plan_history_gather_result(plan_history *h, int ran_plan, int explored)
     h->plan_streak += ran_plan && h->plan_streak < UINT32_MAX;
 }
 
-void plan_history_native_measured(plan_history *h, int beside, uint64_t whole_ps, uint64_t plan_ps)
+/* The plans history h runs before it measures MPI's algorithm beside them again. */
+static uint32_t beside_gap(const plan_history *h)
+{
+    return h->beside_gap ? h->beside_gap : PLAN_HISTORY_BESIDE;
+}
+
+void plan_history_native_measured(plan_history *h, int beside, uint64_t whole_ps, uint64_t plan_ps,
+                                  uint32_t budget_pct)
 {
     h->plan_streak = 0;
-    if (beside)
-        h->beside_backoff = whole_ps > plan_ps
-                                ? h->beside_backoff + (h->beside_backoff < PLAN_HISTORY_BESIDE_MAX)
-                                : 0;
+    if (!beside)
+        return;
+    if (whole_ps <= plan_ps) {
+        h->beside_gap = PLAN_HISTORY_BESIDE;
+        return;
+    }
+    /* the plans whose budget share pays for the excess: excess / (plan_ps * budget_pct / 100) */
+    uint64_t gap = beside_gap(h);
+    unsigned __int128 excess = whole_ps - plan_ps,
+                      share = (unsigned __int128)plan_ps * (budget_pct ? budget_pct : 1);
+    share = share ? share : 1;
+    unsigned __int128 paid = (excess * 100 + share - 1) / share;
+    uint64_t next = 2 * gap;
+    if (paid > next)
+        next = paid < 4 * gap ? (uint64_t)paid : 4 * gap;
+    h->beside_gap = next < PLAN_HISTORY_BESIDE_MAX ? (uint32_t)next : PLAN_HISTORY_BESIDE_MAX;
 }
 
 /* Whether the plans that history h ran since MPI's algorithm was last measured are enough to
- * measure it again beside them (PLAN_HISTORY_BESIDE). */
+ * measure it again beside them (beside_gap). */
 static int beside_due(const plan_history *h)
 {
-    return h->plan_streak >= (uint32_t)PLAN_HISTORY_BESIDE << h->beside_backoff;
+    return h->plan_streak >= beside_gap(h);
 }
 
 /* The history that tells how patterns repeat: the site's once it has seen two patterns, else

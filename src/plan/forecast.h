@@ -28,25 +28,21 @@ typedef struct plan_history {
     uint32_t futile;    /* gathered patterns in a row that ended running MPI's algorithm */
     uint32_t plan_streak;   /* gathered patterns that ran a plan since MPI's algorithm was last
                              measured */
-    uint8_t beside_backoff; /* MPI's algorithm is measured beside plans after
-                               PLAN_HISTORY_BESIDE << beside_backoff of them */
+    uint32_t beside_gap;    /* plans before MPI's algorithm is measured beside them (0: 2) */
 } plan_history;
 
 /* Agreed calls after a site's last gathered pattern during which its calls stay checked (a
  * site whose sizes vary must not run unchecked through the sizes where plans win). */
 enum { PLAN_HISTORY_RECENT = 32 };
 
-/* Where patterns do not repeat, plans win by estimate and the measured calls MPI's correction
- * rests on disagree (the largest over the smallest above 3/2), MPI's algorithm is measured
- * again after this many gathered patterns ran a plan, the interval doubling (up to
- * PLAN_HISTORY_BESIDE << PLAN_HISTORY_BESIDE_MAX) each time it measures slower than the
- * plans' estimate, and back to this when it does not: its correction, which the plans are
- * chosen against, stays measured while they run (on 16 emulated hosts MPI's calls of a
- * mixture-of-experts routing took 50 ms or 100 ms; three unlucky ones set its correction at
- * 100 ms and `direct`, at 53 - 280 ms, ran 18 new patterns in a row unchallenged). Where its
- * calls agree, a call of it beside plans only costs (4 emulated hosts x 8 ranks: MPI's calls
- * within 1.3 x of each other, each measured beside `node-direct` 2.3 x its time). */
-enum { PLAN_HISTORY_BESIDE = 2, PLAN_HISTORY_BESIDE_MAX = 3 };
+/* Where patterns do not repeat, plans win by estimate and MPI's correction rests on calls that
+ * disagree (the largest over the smallest above 3/2), MPI's algorithm is measured again after
+ * PLAN_HISTORY_BESIDE gathered patterns ran a plan, later ones at growing intervals
+ * (plan_history_native_measured): its correction, which the plans are chosen against, stays
+ * measured (on 16 emulated hosts three unlucky calls of a mixture-of-experts routing set it at
+ * 100 ms where most took 50, and `direct`, at 53 - 280 ms, ran 18 new patterns unchallenged).
+ * Where its calls agree, such a call only costs (4 emulated hosts x 8 ranks: 2.3 x node-direct). */
+enum { PLAN_HISTORY_BESIDE = 2, PLAN_HISTORY_BESIDE_MAX = 128 };
 
 /* What a forecast is made from. */
 typedef struct plan_forecast_in {
@@ -133,7 +129,7 @@ typedef struct plan_forecast {
     int measure_native;      /* this call runs MPI's algorithm to measure it (not measured
                                 yet at this size, only once, or long ago, or beside) */
     int beside;              /* measure_native because plans win and ran the last patterns
-                                (PLAN_HISTORY_BESIDE): what plan_history_native_measured takes */
+                                (beside_gap): what plan_history_native_measured takes */
     int exploring;           /* this call explores (measure_native again, or `explore`) */
     uint64_t best_ps;        /* the best estimate (what exploring is measured against) */
     int settled;             /* native, and no family is worth trying even if the pattern
@@ -174,9 +170,9 @@ typedef struct plan_forecast {
  *   measured long ago (stale) is measured again instead, if the budget allows, and native
  *   measured only once at this size (the nearest class with samples) is measured again first
  *   (not charged as exploring: it costs nothing over MPI), and so is native where the
- *   patterns are known not to repeat, the history's last PLAN_HISTORY_BESIDE <<
- *   beside_backoff gathered patterns ran a plan since it was measured and the samples of its
- *   correction disagree by more than 3/2 (f->beside);
+ *   patterns are known not to repeat, the history's last beside_gap gathered
+ *   patterns ran a plan since it was measured and the samples of its correction disagree by
+ *   more than 3/2 (f->beside);
  * - else, if not tiny, the family whose exploring is predicted to cost least (the lowest
  *   estimate among equal predictions) is explored (gathered, planned and run) if the budget
  *   allows, or it pays for itself with its risk within PLAN_FORECAST_RISK_PCT
@@ -242,9 +238,13 @@ void plan_history_gathered(plan_history *h);
 void plan_history_gather_result(plan_history *h, int ran_plan, int explored);
 
 /* Records that MPI's algorithm ran a call, measured at whole_ps (agreed): the streak of plans
- * ends; where the forecast measured it beside plans (plan_forecast.beside) whose best estimate
- * was plan_ps, the next such measure comes twice as late if it took longer than that (up to
- * PLAN_HISTORY_BESIDE_MAX doublings), else after PLAN_HISTORY_BESIDE plans again. */
-void plan_history_native_measured(plan_history *h, int beside, uint64_t whole_ps, uint64_t plan_ps);
+ * ends. Measured beside plans (plan_forecast.beside) whose best estimate was plan_ps and slower
+ * than that, the next such measure comes after twice as many plans, or after as many as the
+ * excess takes to fit within budget_pct percent of their time if more (at most four times as
+ * many, PLAN_HISTORY_BESIDE_MAX at most): on 16 emulated hosts with 20 ms switch buffers such a
+ * call of a sample sort took 300 ms where MPI's calls in a row took 120 and the plan 100. No
+ * slower: after PLAN_HISTORY_BESIDE plans again. */
+void plan_history_native_measured(plan_history *h, int beside, uint64_t whole_ps, uint64_t plan_ps,
+                                  uint32_t budget_pct);
 
 #endif

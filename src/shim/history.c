@@ -40,7 +40,8 @@ plan_history *shim_history_of(shim_comm *rec, const shim_agreement *ag)
 static void learn(plan_history *h, const shim_prev *pv, uint64_t exec, uint64_t whole)
 {
     if (pv->algo == PLAN_ALGO_NATIVE)
-        plan_history_native_measured(h, pv->beside, whole, pv->best_ps);
+        plan_history_native_measured(h, pv->beside, whole, pv->best_ps,
+                                     (uint32_t)shim_g.cfg.budget);
     plan_learn_record(&h->learn, plan_learn_key(pv->algo, pv->variant), pv->cls, exec,
                       pv->model_ps);
     plan_learn_record(&h->learn, pv->over_key, pv->cls, whole > exec ? whole - exec : 0,

@@ -687,7 +687,7 @@ static plan_algo drift_call_beside(site *s, const plan_summary *sum, uint32_t tr
             plan_history_gather_result(hist, ran != PLAN_ALGO_NATIVE,
                                        f.explore != PLAN_ALGO_NATIVE);
         if (ran == PLAN_ALGO_NATIVE)
-            plan_history_native_measured(hist, f.beside, measured, f.best_ps);
+            plan_history_native_measured(hist, f.beside, measured, f.best_ps, s->in.budget_pct);
     }
     if (beside)
         *beside = f.beside;
@@ -759,22 +759,22 @@ START_TEST(forecast_corrects_30x_within_3_calls)
 END_TEST
 
 /* A site of 8 ranks whose patterns never repeat and whose exploring never waits for the
- * budget, its calls run by drift_call_beside: native_pct(call) x MPI's model for MPI's
- * algorithm, plan_pct x its optimistic model for a plan. Counts the calls that measured MPI's
- * algorithm beside plans (with the plans run since the previous one in gaps[]) and those
- * that ran a plan. */
+ * budget (of budget_pct percent of an unbounded total), its calls run by drift_call_beside:
+ * native_pct(call) x MPI's model for MPI's algorithm, plan_pct x its optimistic model for a
+ * plan. Counts the calls that measured MPI's algorithm beside plans (with the plans run since
+ * the previous one in gaps[]) and those that ran a plan. */
 typedef struct beside_run {
     int besides, gaps[16], plans, first_win, last_win;
 } beside_run;
 
 static beside_run run_beside(uint64_t seed, int calls, uint32_t (*native_pct)(int call),
-                             uint32_t plan_pct_of_native)
+                             uint32_t plan_pct_of_native, uint32_t budget_pct)
 {
     site s;
     site_init(&s);
     s.c.native_pct = 0;
     s.budget.total_ps = UINT64_MAX / 200;
-    s.in.budget_pct = 100;
+    s.in.budget_pct = budget_pct;
     beside_run r = {.first_win = -1, .last_win = -1};
     int streak = 0;
     for (int call = 0; call < calls; call++) {
@@ -824,21 +824,50 @@ static uint32_t native_unlucky(int call)
     return call == 0 || call > 7 ? 100 : 200;
 }
 
+START_TEST(history_beside_interval)
+{
+    /* the plans before MPI's algorithm is measured beside them again, after each such measure
+     * of it against the plans' estimate of 100 (budget 2 %) */
+    plan_history h = {0};
+    uint32_t pcts[] = {110, 300, 300, 300, 300, 100, 101, 99};
+    enum { B = PLAN_HISTORY_BESIDE, M = PLAN_HISTORY_BESIDE_MAX };
+    uint32_t gaps[] = {5, 20, 80, M, M, B, 4, B};
+    for (int i = 0; i < 8; i++) {
+        h.plan_streak = 7;
+        plan_history_native_measured(&h, 1, pcts[i] * 1000000ull, 100000000ull, 2);
+        ck_assert_uint_eq(h.plan_streak, 0);
+        ck_assert_uint_eq(h.beside_gap, gaps[i]);
+    }
+    /* 10 % over the plans: paid by 5 plans' 2 % (from 2: at least 4, at most 8); 200 % over:
+     * by 100 (4 times as many each time: 20, 80, then the cap); no slower: back to 2; 1 %
+     * over: twice as many */
+    plan_history_native_measured(&h, 0, 300000000ull, 100000000ull, 2); /* not beside */
+    ck_assert_uint_eq(h.beside_gap, PLAN_HISTORY_BESIDE);
+}
+END_TEST
+
 START_TEST(forecast_native_measured_beside_plans)
 {
     /* patterns that never repeat, plans winning by their corrections (MPI's algorithm at 3 or
-     * 5 x its model, direct at its own): MPI's algorithm is measured again beside them after
-     * 2 plans, then after 4, 8 and 16 while it keeps measuring slower than the plans' estimate */
-    beside_run r = run_beside(41, 60, native_3_or_5, 100);
+     * 5 x its model, direct at its own), a budget of 100 %: MPI's algorithm is measured again
+     * beside them after 2 plans, then after twice as many each time it measures slower than
+     * the plans' estimate (its excess, 2 - 4 x a plan, is paid by the saving of fewer plans) */
+    beside_run r = run_beside(41, 60, native_3_or_5, 100, 100);
     ck_assert_int_ge(r.besides, 4);
-    for (int i = 0; i < r.besides; i++) /* 2, 4, 8, then 16 */
-        ck_assert_int_eq(r.gaps[i],
-                         PLAN_HISTORY_BESIDE
-                             << (i < PLAN_HISTORY_BESIDE_MAX ? i : PLAN_HISTORY_BESIDE_MAX));
+    for (int i = 0; i < r.besides; i++) /* 2, 4, 8, 16 */
+        ck_assert_int_eq(r.gaps[i], PLAN_HISTORY_BESIDE << i);
     ck_assert_int_ge(r.plans, 60 - 4 - r.besides); /* native's first calls, exploring, beside */
 
+    /* the default budget of 2 %: such an excess would take hundreds of plans to pay, so the
+     * interval grows four times each time (2, 8, then 32: later than the 60 calls) */
+    r = run_beside(41, 60, native_3_or_5, 100, 2);
+    ck_assert_int_eq(r.besides, 2);
+    ck_assert_int_eq(r.gaps[0], PLAN_HISTORY_BESIDE);
+    ck_assert_int_eq(r.gaps[1], 4 * PLAN_HISTORY_BESIDE);
+    ck_assert_int_ge(r.plans, 60 - 4 - r.besides);
+
     /* MPI's calls alike (4 x its model): a call beside the plans would only cost */
-    r = run_beside(41, 60, native_4, 100);
+    r = run_beside(41, 60, native_4, 100, 100);
     ck_assert_int_eq(r.besides, 0);
     ck_assert_int_ge(r.plans, 60 - 4);
 
@@ -846,10 +875,12 @@ START_TEST(forecast_native_measured_beside_plans)
      * direct (really 1.2 x MPI's model) wins by estimate; the calls of MPI's algorithm
      * measured beside it find it at 1 x, and within a few calls no plan wins any more
      * (without them its correction would stay at 2 x and direct win every later call) */
-    r = run_beside(43, 40, native_unlucky, 120);
-    ck_assert_int_ge(r.first_win, 0);
-    ck_assert_int_ge(r.besides, 1);
-    ck_assert_int_lt(r.last_win, r.first_win + 10);
+    for (int b = 0; b < 2; b++) { /* budgets of 100 % and 2 % alike */
+        r = run_beside(43, 40, native_unlucky, 120, b ? 2 : 100);
+        ck_assert_int_ge(r.first_win, 0);
+        ck_assert_int_ge(r.besides, 1);
+        ck_assert_int_lt(r.last_win, r.first_win + 10);
+    }
 }
 END_TEST
 
@@ -1920,6 +1951,7 @@ int main(void)
     tcase_add_test(basic, run_floor_shares_the_agreement);
     tcase_add_test(basic, forecast_corrects_30x_within_3_calls);
     tcase_add_test(basic, forecast_outlier_does_not_flip);
+    tcase_add_test(basic, history_beside_interval);
     tcase_add_test(basic, forecast_native_measured_beside_plans);
     tcase_add_test(basic, forecast_tiny_never_explores);
     tcase_add_test(basic, forecast_explores_within_budget);
