@@ -128,8 +128,8 @@ void plan_choice_bound(plan_choice *ch, uint64_t bound_ps);
 
 /* Notes MPI's measured calls of the same exchange just before the choice began, t[0 .. n) (the
  * last PLAN_CHOICE_SECOND): their fastest counts as MPI's fastest call of the first round
- * (plan_choice_start, plan_choice_record); across a network they can stand for MPI's block of
- * the first round (plan_choice_start). */
+ * (plan_choice_start, plan_choice_record); across a network they count for its stalls and can
+ * stand for its block of the first round (plan_choice_start; choose.c: window_mends). */
 void plan_choice_native_seen(plan_choice *ch, const uint64_t *t, uint32_t n);
 
 /* Notes that the pattern's first call (which gathered and planned, and is measured only
