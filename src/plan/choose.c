@@ -343,22 +343,6 @@ static int far(const plan_choice *ch, int i)
            beyond(fastest_call(ch, i), ch->bound_ps, PLAN_CHOICE_FAR);
 }
 
-/* Whether a window variant whose family is explored candidate b (window_base; -1: none) waits
- * for measurements: MPI's algorithm is explored and not measured to its target, or the family
- * is not, unless it was measured and the fastest calls of both are far from the bound (far:
- * every call stalls alike, so the family's further calls, which wait for the budget, would tell
- * nothing; on 16 emulated hosts with 5 ms switch buffers `hot-receivers`' variant ran first at
- * call 12 - 23 of 31 behind them). */
-static int window_waits(const plan_choice *ch, int b)
-{
-    int native = find(ch, PLAN_ALGO_NATIVE, 0);
-    if (b < 0)
-        return 0;
-    if (native >= 0 && native < ch->explore && ch->cand[native].runs < target(ch, native))
-        return 1;
-    return ch->cand[b].runs < target(ch, b) && !(ch->cand[b].runs && far(ch, b) && far(ch, native));
-}
-
 /* Whether MPI's calls stall: of its calls of the round and, across a network, those seen
  * before it (plan_choice_native_seen), at least two, the slowest took more than
  * PLAN_CHOICE_STALL percent of the fastest. The calls seen count because the round's own can
@@ -379,6 +363,25 @@ static int native_stalls(const plan_choice *ch)
         hi = ch->seen[k] > hi ? ch->seen[k] : hi;
     }
     return n >= 2 && beyond(hi, lo, PLAN_CHOICE_STALL);
+}
+
+/* Whether a window variant whose family is explored candidate b (window_base; -1: none) waits
+ * for measurements: MPI's algorithm is explored and not measured to its target, or the family
+ * is not, unless it was measured and MPI's calls stall (native_stalls) or the fastest calls of
+ * both are far from the bound (far: every call stalls alike). The family's further calls wait
+ * for the budget and would tell nothing the window does not: on 16 emulated hosts with 5 ms
+ * switch buffers `hot-receivers`' variant ran first at call 12 - 23 of 31 behind them, and with
+ * 20 ms `samplesort`'s never ran in 4 of 6 runs of 61 calls ("the next 8 (16, 32) calls run
+ * MPI's algorithm unchecked" after `direct`'s first call). */
+static int window_waits(const plan_choice *ch, int b)
+{
+    int native = find(ch, PLAN_ALGO_NATIVE, 0);
+    if (b < 0)
+        return 0;
+    if (native >= 0 && native < ch->explore && ch->cand[native].runs < target(ch, native))
+        return 1;
+    return ch->cand[b].runs < target(ch, b) &&
+           !(ch->cand[b].runs && (native_stalls(ch) || (far(ch, b) && far(ch, native))));
 }
 
 /* Whether the calls of explored candidate b (window_base) or of MPI's algorithm stall as a
