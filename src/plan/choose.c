@@ -67,25 +67,30 @@ static int cold_call(const plan_samples *r, uint32_t k)
     return k < 32 && (r->cold >> k & 1u);
 }
 
+/* Widens [*lo, *hi] to hold the n times t. */
+static void widen(const uint64_t *t, uint32_t n, uint64_t *lo, uint64_t *hi)
+{
+    for (uint32_t k = 0; k < n; k++) {
+        *lo = t[k] < *lo ? t[k] : *lo;
+        *hi = t[k] > *hi ? t[k] : *hi;
+    }
+}
+
 /* The fastest (*lo) and slowest (*hi) of the calls in r (UINT64_MAX and 0 if none). */
 static void extremes(const plan_samples *r, uint64_t *lo, uint64_t *hi)
 {
     *lo = UINT64_MAX;
     *hi = 0;
-    for (uint32_t k = 0; k < r->n; k++) {
-        *lo = r->t[k] < *lo ? r->t[k] : *lo;
-        *hi = r->t[k] > *hi ? r->t[k] : *hi;
-    }
+    widen(r->t, r->n, lo, hi);
 }
 
 /* The fastest of MPI's calls seen before the round (plan_choice_native_seen; UINT64_MAX if
  * none). */
 static uint64_t seen_fastest(const plan_choice *ch)
 {
-    uint64_t t = UINT64_MAX;
-    for (uint32_t k = 0; k < ch->seen_n; k++)
-        t = ch->seen[k] < t ? ch->seen[k] : t;
-    return t;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    widen(ch->seen, ch->seen_n, &lo, &hi);
+    return lo;
 }
 
 /* Explored candidate i's fastest measured call: for MPI's algorithm, of the round or of the
@@ -358,9 +363,9 @@ static int native_stalls(const plan_choice *ch)
     uint64_t lo, hi;
     uint32_t n = ch->samples[native].n;
     extremes(&ch->samples[native], &lo, &hi);
-    for (uint32_t k = 0; ch->network && k < ch->seen_n; k++, n++) {
-        lo = ch->seen[k] < lo ? ch->seen[k] : lo;
-        hi = ch->seen[k] > hi ? ch->seen[k] : hi;
+    if (ch->network) {
+        widen(ch->seen, ch->seen_n, &lo, &hi);
+        n += ch->seen_n;
     }
     return n >= 2 && beyond(hi, lo, PLAN_CHOICE_STALL);
 }
