@@ -1548,6 +1548,22 @@ START_TEST(choice_window_variant_where_calls_seen_stall)
 }
 END_TEST
 
+/* Runs one call of `direct` (1010) and MPI's block of 3 calls (1000 each) in ch, whose
+ * candidates are MPI's algorithm, `direct` and its small window; asserts that the round is not
+ * settled and that `direct`'s family runs next, and returns the variant that does. */
+static int variant_after_family_call(plan_choice *ch)
+{
+    plan_choice_start(ch, PLAN_ALGO_DIRECT, 0);
+    plan_choice_record(ch, PLAN_ALGO_DIRECT, 0, 1010);
+    for (int k = 0; k < 3; k++) { /* MPI's block in the family's stead */
+        plan_choice_start(ch, PLAN_ALGO_NATIVE, 0);
+        plan_choice_record(ch, PLAN_ALGO_NATIVE, 0, 1000);
+    }
+    ck_assert_int_eq(ch->settled, 0);
+    ck_assert_int_eq(plan_choice_current(ch)->algo, PLAN_ALGO_DIRECT);
+    return plan_choice_current(ch)->variant;
+}
+
 /* Where MPI's calls stall (here: seen before the round, across a network), the variant does not
  * wait for the rest of its family's block either: on 16 emulated hosts with 20 ms switch buffers
  * `samplesort`'s `direct` block waited for the budget after its first call and its variant never
@@ -1564,15 +1580,7 @@ START_TEST(choice_window_variant_stalls_do_not_wait_for_family)
         plan_choice_init(&ch, v, 3, 50, 3);
         plan_choice_network(&ch);
         plan_choice_native_seen(&ch, stall ? stalled : steady, 3);
-        plan_choice_start(&ch, PLAN_ALGO_DIRECT, 0);
-        plan_choice_record(&ch, PLAN_ALGO_DIRECT, 0, 1010);
-        for (int k = 0; k < 3; k++) { /* MPI's block in the family's stead */
-            plan_choice_start(&ch, PLAN_ALGO_NATIVE, 0);
-            plan_choice_record(&ch, PLAN_ALGO_NATIVE, 0, 1000);
-        }
-        ck_assert_int_eq(ch.settled, 0);
-        ck_assert_int_eq(plan_choice_current(&ch)->algo, PLAN_ALGO_DIRECT);
-        ck_assert_int_eq(plan_choice_current(&ch)->variant,
+        ck_assert_int_eq(variant_after_family_call(&ch),
                          (stall ? PLAN_VARIANT_SMALL_WINDOW : PLAN_VARIANT_BASE));
     }
 }
@@ -1620,15 +1628,7 @@ START_TEST(choice_window_variant_far_does_not_wait_for_family)
         plan_choice ch;
         plan_choice_init(&ch, v, 3, 50, 3);
         plan_choice_bound(&ch, known ? 400 : 0);
-        plan_choice_start(&ch, PLAN_ALGO_DIRECT, 0);
-        plan_choice_record(&ch, PLAN_ALGO_DIRECT, 0, 1010);
-        for (int k = 0; k < 3; k++) { /* MPI's block in the family's stead */
-            plan_choice_start(&ch, PLAN_ALGO_NATIVE, 0);
-            plan_choice_record(&ch, PLAN_ALGO_NATIVE, 0, 1000);
-        }
-        ck_assert_int_eq(ch.settled, 0);
-        ck_assert_int_eq(plan_choice_current(&ch)->algo, PLAN_ALGO_DIRECT);
-        ck_assert_int_eq(plan_choice_current(&ch)->variant,
+        ck_assert_int_eq(variant_after_family_call(&ch),
                          (known ? PLAN_VARIANT_SMALL_WINDOW : PLAN_VARIANT_BASE));
     }
 }
