@@ -1,7 +1,7 @@
 /* Choosing among candidate families by model, then by measurement (see choose.h). */
 #include <string.h>
 
-#include "plan/choose.h"
+#include "plan/choose_rules.h"
 #include "plan/learn.h"
 
 /* Orders candidates by model, then by family number, then by variant. */
@@ -10,15 +10,6 @@ static int before(const plan_candidate *a, const plan_candidate *b)
     if (a->model_ps != b->model_ps)
         return a->model_ps < b->model_ps;
     return a->algo != b->algo ? a->algo < b->algo : a->variant < b->variant;
-}
-
-/* Index of candidate (algo, variant), or -1. */
-static int find(const plan_choice *ch, plan_algo algo, int variant)
-{
-    for (int i = 0; i < ch->n; i++)
-        if (ch->cand[i].algo == algo && ch->cand[i].variant == variant)
-            return i;
-    return -1;
 }
 
 /* Index of the first candidate of family algo, or -1. */
@@ -30,75 +21,10 @@ static int find_family(const plan_choice *ch, plan_algo algo)
     return -1;
 }
 
-/* Whether candidate c is MPI's algorithm. */
-static int is_native(const plan_candidate *c)
-{
-    return c->algo == PLAN_ALGO_NATIVE && c->variant == 0;
-}
-
-/* The calls explored candidate i is measured over in the current round: `trials`, or for MPI's
- * algorithm `reference` (more where its measurement was in doubt). */
-static uint32_t target(const plan_choice *ch, int i)
-{
-    return is_native(&ch->cand[i]) ? ch->reference : ch->trials;
-}
-
-/* Marks explored candidate i as done for the round: not run again while exploring. */
-static void done(plan_choice *ch, int i)
-{
-    plan_candidate *c = &ch->cand[i];
-    uint32_t t = target(ch, i);
-    c->runs = c->runs > t ? c->runs : t;
-    c->started = c->started > t ? c->started : t;
-}
-
-/* The smallest score of the explored candidates (UINT64_MAX if none measured). */
-static uint64_t best_score(const plan_choice *ch)
-{
-    uint64_t best = UINT64_MAX;
-    for (int i = 0; i < ch->explore; i++)
-        best = ch->cand[i].score_ps < best ? ch->cand[i].score_ps : best;
-    return best;
-}
-
 /* Whether r's call k of the round (by start) followed another candidate's (a cold call). */
 static int cold_call(const plan_samples *r, uint32_t k)
 {
     return k < 32 && (r->cold >> k & 1u);
-}
-
-/* Widens [*lo, *hi] to hold the n times t. */
-static void widen(const uint64_t *t, uint32_t n, uint64_t *lo, uint64_t *hi)
-{
-    for (uint32_t k = 0; k < n; k++) {
-        *lo = t[k] < *lo ? t[k] : *lo;
-        *hi = t[k] > *hi ? t[k] : *hi;
-    }
-}
-
-/* The fastest (*lo) and slowest (*hi) of the calls in r (UINT64_MAX and 0 if none). */
-static void extremes(const plan_samples *r, uint64_t *lo, uint64_t *hi)
-{
-    *lo = UINT64_MAX;
-    *hi = 0;
-    widen(r->t, r->n, lo, hi);
-}
-
-/* The fastest of MPI's calls seen before the round (plan_choice_native_seen; UINT64_MAX if
- * none). */
-static uint64_t seen_fastest(const plan_choice *ch)
-{
-    uint64_t lo = UINT64_MAX, hi = 0;
-    widen(ch->seen, ch->seen_n, &lo, &hi);
-    return lo;
-}
-
-/* Explored candidate i's fastest measured call: for MPI's algorithm, of the round or of the
- * same exchange before it (plan_choice_native_seen); UINT64_MAX if none. */
-static uint64_t fastest_call(const plan_choice *ch, int i)
-{
-    uint64_t t = ch->cand[i].best_ps, seen = seen_fastest(ch);
-    return is_native(&ch->cand[i]) && seen < t ? seen : t;
 }
 
 /* The smallest, over the explored candidates measured at least twice in this round, of their
@@ -110,7 +36,7 @@ static uint64_t loss_bar(const plan_choice *ch, int *who)
     uint64_t bar = UINT64_MAX, lo, worst;
     *who = -1;
     for (int i = 0; i < ch->explore; i++) {
-        extremes(&ch->samples[i], &lo, &worst);
+        choice_extremes(&ch->samples[i], &lo, &worst);
         if (ch->samples[i].n >= 2 && worst < bar) {
             bar = worst;
             *who = i;
@@ -119,28 +45,11 @@ static uint64_t loss_bar(const plan_choice *ch, int *who)
     return bar;
 }
 
-/* Whether score is more than pct percent of best. */
-static int beyond(uint64_t score, uint64_t best, uint32_t pct)
-{
-    return (unsigned __int128)score * 100 > (unsigned __int128)best * pct;
-}
-
-/* Whether explored candidate i (-1: none) has at least two calls of the round and its slowest
- * took more than pct percent of its fastest. */
-static int spread_beyond(const plan_choice *ch, int i, uint32_t pct)
-{
-    uint64_t lo, hi;
-    if (i < 0 || i >= ch->explore || ch->samples[i].n < 2)
-        return 0;
-    extremes(&ch->samples[i], &lo, &hi);
-    return beyond(hi, lo, pct);
-}
-
 /* Whether explored candidate who's calls of the round spread by more than PLAN_CHOICE_LOSS
  * percent (its slowest against its fastest). */
 static int spread(const plan_choice *ch, int who)
 {
-    return spread_beyond(ch, who, PLAN_CHOICE_LOSS);
+    return choice_spread_beyond(ch, who, PLAN_CHOICE_LOSS);
 }
 
 /* model, for explored candidate i, raised to the score of any other variant of its family
@@ -176,10 +85,10 @@ static int cold_exempt(const plan_choice *ch, int i, int who)
         return 0;
     if (ch->reopened)
         return ch->cand[i].best_ps != UINT64_MAX &&
-               beyond(ch->cand[who].best_ps, ch->cand[i].best_ps, PLAN_CHOICE_LOSS);
+               choice_beyond(ch->cand[who].best_ps, ch->cand[i].best_ps, PLAN_CHOICE_LOSS);
     uint64_t mine = family_model(ch, i, ch->cand[i].model_ps), theirs = ch->cand[who].model_ps;
-    return beyond(theirs, mine, PLAN_CHOICE_LOSS) ||
-           (beyond(theirs, mine, 100u + PLAN_FORECAST_SAFETY) && spread(ch, who));
+    return choice_beyond(theirs, mine, PLAN_CHOICE_LOSS) ||
+           (choice_beyond(theirs, mine, 100u + PLAN_FORECAST_SAFETY) && spread(ch, who));
 }
 
 /* The explored candidate with the smallest score so far (0 if none measured). */
@@ -214,7 +123,7 @@ static uint64_t round_score(const plan_choice *ch, int i, uint32_t from)
 {
     const plan_samples *r = &ch->samples[i];
     uint64_t v[PLAN_CHOICE_SECOND], cap = 0;
-    for (uint32_t k = 0; ch->network && !is_native(&ch->cand[i]) && k < r->n; k++)
+    for (uint32_t k = 0; ch->network && !choice_is_native(&ch->cand[i]) && k < r->n; k++)
         if (!cold_call(r, k) && r->t[k] > cap) /* k < PLAN_CHOICE_SECOND: call k */
             cap = r->t[k];
     for (uint32_t k = from; k < r->n; k++)
@@ -234,7 +143,7 @@ static void note(plan_choice *ch, int i, uint64_t measured_ps)
     round->warm += !cold_call(round, c->runs - 1);
     if (round->n < PLAN_CHOICE_SECOND) {
         round->t[round->n++] = measured_ps;
-        uint32_t window = is_native(c) ? PLAN_CHOICE_SECOND : ch->trials;
+        uint32_t window = choice_is_native(c) ? PLAN_CHOICE_SECOND : ch->trials;
         c->score_ps = round_score(ch, i, round->n > window ? round->n - window : 0);
     }
 }
@@ -246,7 +155,7 @@ static void note(plan_choice *ch, int i, uint64_t measured_ps)
  * percent slower than it. */
 static void settle(plan_choice *ch)
 {
-    int best = fastest(ch), native = find(ch, PLAN_ALGO_NATIVE, 0);
+    int best = fastest(ch), native = choice_find(ch, PLAN_ALGO_NATIVE, 0);
     if (native >= 0 && native < ch->explore && ch->cand[native].score_ps != UINT64_MAX &&
         ch->cand[best].algo != PLAN_ALGO_NATIVE &&
         (unsigned __int128)ch->cand[best].score_ps * (100u + ch->edge) >
@@ -263,8 +172,8 @@ static void settle(plan_choice *ch)
         if (i != native && ch->cand[i].score_ps != UINT64_MAX &&
             (rival < 0 || ch->cand[i].score_ps < ch->cand[rival].score_ps))
             rival = i;
-    if (rival >= 0 &&
-        !beyond(ch->cand[rival].score_ps, ch->cand[native].score_ps, 100u + PLAN_CHOICE_EDGE))
+    if (rival >= 0 && !choice_beyond(ch->cand[rival].score_ps, ch->cand[native].score_ps,
+                                     100u + PLAN_CHOICE_EDGE))
         ch->tied = rival + 1;
 }
 
@@ -280,7 +189,7 @@ static int gets_faster(const plan_samples *r)
  * call was more than PLAN_CHOICE_WARM percent faster than the one before. */
 static int still_warming(const plan_choice *ch, int i)
 {
-    return !is_native(&ch->cand[i]) && ch->cand[i].started < PLAN_CHOICE_SECOND &&
+    return !choice_is_native(&ch->cand[i]) && ch->cand[i].started < PLAN_CHOICE_SECOND &&
            gets_faster(&ch->samples[i]);
 }
 
@@ -309,118 +218,15 @@ static int warming(const plan_choice *ch, int i)
  * 1.24 x MPI's time over the run, its own calls slow as often). */
 static int in_doubt(const plan_choice *ch)
 {
-    int best = fastest(ch), native = find(ch, PLAN_ALGO_NATIVE, 0);
+    int best = fastest(ch), native = choice_find(ch, PLAN_ALGO_NATIVE, 0);
     if (ch->reopened || native < 0 || native >= ch->explore || ch->reference != ch->trials ||
-        ch->trials >= PLAN_CHOICE_SECOND || is_native(&ch->cand[best]) ||
+        ch->trials >= PLAN_CHOICE_SECOND || choice_is_native(&ch->cand[best]) ||
         ch->cand[native].score_ps == UINT64_MAX)
         return 0;
-    uint64_t fast = fastest_call(ch, native);
+    uint64_t fast = choice_fastest_call(ch, native);
     unsigned __int128 won = (unsigned __int128)ch->cand[best].score_ps * (100u + ch->edge);
     return won <= (unsigned __int128)ch->cand[native].score_ps * 100u &&
            won > (unsigned __int128)fast * 100u;
-}
-
-/* The index of explored candidate i's family as configured (PLAN_VARIANT_BASE), if i is its
- * small-window variant modeled no faster than it and both are explored in a first round; else
- * -1. */
-static int window_base(const plan_choice *ch, int i)
-{
-    const plan_candidate *c = &ch->cand[i];
-    if (ch->reopened || c->variant != PLAN_VARIANT_SMALL_WINDOW || c->algo == PLAN_ALGO_NATIVE)
-        return -1;
-    int b = find(ch, c->algo, PLAN_VARIANT_BASE);
-    return b >= 0 && b < ch->explore && ch->cand[b].model_ps <= c->model_ps ? b : -1;
-}
-
-/* Whether explored candidate i's calls of the round stall (-1: none): its slowest took more
- * than PLAN_CHOICE_STALL percent of its fastest (a lost packet's retransmission timeout, not
- * the noise of a few percent). */
-static int stalls(const plan_choice *ch, int i)
-{
-    return spread_beyond(ch, i, PLAN_CHOICE_STALL);
-}
-
-/* Whether explored candidate i's fastest measured call (fastest_call) took more than
- * PLAN_CHOICE_FAR percent of the pattern's bound, where that is known (-1: none). */
-static int far(const plan_choice *ch, int i)
-{
-    return i >= 0 && i < ch->explore && ch->bound_ps && fastest_call(ch, i) != UINT64_MAX &&
-           beyond(fastest_call(ch, i), ch->bound_ps, PLAN_CHOICE_FAR);
-}
-
-/* Whether MPI's calls stall: of its calls of the round and, across a network, those seen
- * before it (plan_choice_native_seen), at least two, the slowest took more than
- * PLAN_CHOICE_STALL percent of the fastest. The calls seen count because the round's own can
- * all be lucky: on 16 emulated hosts with 20 ms switch buffers `samplesort`'s calls of MPI's
- * algorithm took 95 - 287 ms before the round and 94 in it, `direct` lost, its window of 4 was
- * never measured, and half the runs gained nothing (the runs that measured it took 0.79 -
- * 1.01 x MPI's time). */
-static int native_stalls(const plan_choice *ch)
-{
-    int native = find(ch, PLAN_ALGO_NATIVE, 0);
-    if (native < 0 || native >= ch->explore)
-        return 0;
-    uint64_t lo, hi;
-    uint32_t n = ch->samples[native].n;
-    extremes(&ch->samples[native], &lo, &hi);
-    if (ch->network) {
-        widen(ch->seen, ch->seen_n, &lo, &hi);
-        n += ch->seen_n;
-    }
-    return n >= 2 && beyond(hi, lo, PLAN_CHOICE_STALL);
-}
-
-/* Whether a window variant whose family is explored candidate b (window_base; -1: none) waits
- * for measurements: MPI's algorithm is explored and not measured to its target, or the family
- * is not, unless it was measured and MPI's calls stall (native_stalls) or the fastest calls of
- * both are far from the bound (far: every call stalls alike). The family's further calls wait
- * for the budget and would tell nothing the window does not: on 16 emulated hosts with 5 ms
- * switch buffers `hot-receivers`' variant ran first at call 12 - 23 of 31 behind them, and with
- * 20 ms `samplesort`'s never ran in 4 of 6 runs of 61 calls ("the next 8 (16, 32) calls run
- * MPI's algorithm unchecked" after `direct`'s first call). */
-static int window_waits(const plan_choice *ch, int b)
-{
-    int native = find(ch, PLAN_ALGO_NATIVE, 0);
-    if (b < 0)
-        return 0;
-    if (native >= 0 && native < ch->explore && ch->cand[native].runs < target(ch, native))
-        return 1;
-    return ch->cand[b].runs < target(ch, b) &&
-           !(ch->cand[b].runs && (native_stalls(ch) || (far(ch, b) && far(ch, native))));
-}
-
-/* Whether the calls of explored candidate b (window_base) or of MPI's algorithm stall as a
- * small window may mend: either one's calls stall (b's of the round; MPI's: native_stalls), or
- * both are far from the bound (every call stalls alike). */
-static int window_mends(const plan_choice *ch, int b)
-{
-    int native = find(ch, PLAN_ALGO_NATIVE, 0);
-    return stalls(ch, b) || native_stalls(ch) || (far(ch, b) && far(ch, native));
-}
-
-/* Whether explored candidate i, not started yet, need not be measured (window_base): its family
- * was measured and does not win, i.e. does not beat some other explored candidate's score
- * (its own variant's aside) by PLAN_CHOICE_EDGE percent, and the calls of neither stall
- * (window_mends). A variant is estimated no faster than its family as measured
- * (family_model), so on a steady network it could only win where its family does; measuring
- * it anyway costs a cold call (16 emulated hosts, 1 MiB per rank: 1.25 - 2 x MPI's on `uniform`
- * and `cyclic-pq`, where `direct` measured as fast as MPI's algorithm, about 2 % of a 31-call
- * run). Where calls stall (lost packets and TCP's retransmission timeouts under incast), fewer
- * operations in flight can avoid the losses: on 16 emulated hosts with 5 ms switch buffers
- * `samplesort`'s calls of MPI's algorithm and of `direct` took 110 or 270 ms alike, and
- * `direct` with a window of 4 took 105 - 115 ms; on `hot-receivers` every call of both took
- * 2.6 - 3 x the bound, nothing spread, and the window of 4 took 1.2 - 1.3 x. */
-static int window_moot(const plan_choice *ch, int i)
-{
-    int b = window_base(ch, i);
-    if (b < 0 || ch->cand[i].started || window_waits(ch, b) || window_mends(ch, b))
-        return 0;
-    for (int k = 0; k < ch->explore; k++)
-        if (k != b && k != i && ch->cand[k].score_ps != UINT64_MAX &&
-            (unsigned __int128)ch->cand[b].score_ps * (100u + PLAN_CHOICE_EDGE) >
-                (unsigned __int128)ch->cand[k].score_ps * 100u)
-            return 1;
-    return 0;
 }
 
 /* MPI's calls seen before the round that can stand for its block (see seen_stands). */
@@ -433,36 +239,29 @@ enum { PLAN_CHOICE_SEEN = 2 };
  * percent. */
 static int seen_stands(const plan_choice *ch)
 {
-    int native = find(ch, PLAN_ALGO_NATIVE, 0), best = fastest(ch);
+    int native = choice_find(ch, PLAN_ALGO_NATIVE, 0), best = fastest(ch);
     if (!ch->network || ch->reopened || native < 0 || native >= ch->explore ||
         ch->cand[native].started || ch->seen_n < PLAN_CHOICE_SEEN || best == native ||
         ch->cand[best].score_ps == UINT64_MAX)
         return 0;
     for (int i = 0; i < ch->explore; i++)
-        if (i != native && ch->cand[i].runs < target(ch, i))
+        if (i != native && ch->cand[i].runs < choice_target(ch, i))
             return 0;
     return (unsigned __int128)ch->cand[best].score_ps * (100u + PLAN_CHOICE_EDGE) <=
-           (unsigned __int128)seen_fastest(ch) * 100u;
+           (unsigned __int128)choice_seen_fastest(ch) * 100u;
 }
 
 /* Counts MPI's calls seen before the round as its block's (seen_stands): its score is theirs. */
 static void stand_in(plan_choice *ch)
 {
-    int native = find(ch, PLAN_ALGO_NATIVE, 0);
+    int native = choice_find(ch, PLAN_ALGO_NATIVE, 0);
     for (uint32_t k = 0; k < ch->seen_n; k++) {
         ch->cand[native].started++;
         note(ch, native, ch->seen[k]);
     }
 }
 
-/* Points next at the candidate of the block under way (ch->last: started fewer than its
- * target's times (`trials`, or `reference` for MPI's algorithm), or warming); else settles
- * when every explored candidate has its target's measurements, unless MPI's measurement is in
- * doubt (in_doubt: its target becomes 2 trials + 1, at most PLAN_CHOICE_SECOND); else points
- * next at a new block: MPI's algorithm's if it was started fewer than its target's times, else
- * the explored candidate started the fewest times below its target (the lowest index on
- * ties), or, when all were started so often, the fastest so far. */
-static void advance(plan_choice *ch)
+void choice_advance(plan_choice *ch)
 {
     if (ch->settled)
         return;
@@ -472,13 +271,13 @@ static void advance(plan_choice *ch)
     }
     int last = ch->last;
     if (last >= 0 && last < ch->explore &&
-        (ch->cand[last].started < target(ch, last) || warming(ch, last))) {
+        (ch->cand[last].started < choice_target(ch, last) || warming(ch, last))) {
         ch->next = last;
         return;
     }
     for (int i = 0; i < ch->explore; i++)
-        if (window_moot(ch, i))
-            done(ch, i);
+        if (choice_window_moot(ch, i))
+            choice_done(ch, i);
     if (seen_stands(ch)) {
         stand_in(ch);
         settle(ch);
@@ -486,7 +285,7 @@ static void advance(plan_choice *ch)
     }
     int measured = 1;
     for (int i = 0; i < ch->explore; i++)
-        measured &= ch->cand[i].runs >= target(ch, i);
+        measured &= ch->cand[i].runs >= choice_target(ch, i);
     if (measured && in_doubt(ch)) {
         uint32_t more = 2 * ch->trials + 1;
         ch->reference = more < PLAN_CHOICE_SECOND ? more : PLAN_CHOICE_SECOND;
@@ -496,11 +295,12 @@ static void advance(plan_choice *ch)
         settle(ch);
         return;
     }
-    int pick = find(ch, PLAN_ALGO_NATIVE, 0);
-    if (pick < 0 || pick >= ch->explore || ch->cand[pick].started >= target(ch, pick)) {
+    int pick = choice_find(ch, PLAN_ALGO_NATIVE, 0);
+    if (pick < 0 || pick >= ch->explore || ch->cand[pick].started >= choice_target(ch, pick)) {
         pick = -1;
         for (int i = 0; i < ch->explore; i++)
-            if (ch->cand[i].started < target(ch, i) && !window_waits(ch, window_base(ch, i)) &&
+            if (ch->cand[i].started < choice_target(ch, i) &&
+                !choice_window_waits(ch, choice_window_base(ch, i)) &&
                 (pick < 0 || ch->cand[i].started < ch->cand[pick].started))
                 pick = i;
     }
@@ -515,7 +315,8 @@ int plan_choice_close(uint64_t t_ps, uint64_t best_ps, uint32_t margin_pct)
 
 int plan_choice_worth(const plan_candidate *c, uint64_t mpi_ps)
 {
-    return c->algo == PLAN_ALGO_NATIVE || beyond(mpi_ps, c->model_ps, 100u + PLAN_CHOICE_EDGE);
+    return c->algo == PLAN_ALGO_NATIVE ||
+           choice_beyond(mpi_ps, c->model_ps, 100u + PLAN_CHOICE_EDGE);
 }
 
 void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint32_t margin_pct,
@@ -544,8 +345,7 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
         plan_candidate c = ch->cand[native];
         if (explore == PLAN_CHOICE_EXPLORE_MAX)
             explore--;
-        memmove(&ch->cand[explore + 1], &ch->cand[explore],
-                sizeof c * (size_t)(native - explore));
+        memmove(&ch->cand[explore + 1], &ch->cand[explore], sizeof c * (size_t)(native - explore));
         ch->cand[explore++] = c;
     }
     ch->explore = explore;
@@ -557,7 +357,7 @@ void plan_choice_init(plan_choice *ch, const plan_candidate *cands, int n, uint3
 
 void plan_choice_opened(plan_choice *ch, plan_algo algo, int variant)
 {
-    int i = find(ch, algo, variant);
+    int i = choice_find(ch, algo, variant);
     if (ch->settled || i < 0 || i >= ch->explore || ch->last >= 0)
         return;
     ch->next = ch->last = i;
@@ -582,14 +382,14 @@ const plan_candidate *plan_choice_current(const plan_choice *ch)
  * 2 x the round's (node-direct, modeled 0.75 x MPI's, waited for the budget). */
 uint64_t plan_choice_estimate(const plan_choice *ch, const plan_candidate *c)
 {
-    int k = find(ch, PLAN_ALGO_NATIVE, 0), i = find(ch, c->algo, c->variant);
+    int k = choice_find(ch, PLAN_ALGO_NATIVE, 0), i = choice_find(ch, c->algo, c->variant);
     int mpi = ch->network && k >= 0 && k < ch->explore && ch->cand[k].runs; /* in the round */
     uint64_t model = c->model_ps;
     if (mpi && c->borrowed && ch->cand[k].score_ps < ch->cand[k].model_ps) /* only lowered */
         model = (uint64_t)((unsigned __int128)model * ch->cand[k].score_ps / ch->cand[k].model_ps);
     if (!c->runs)
         return model;
-    if (mpi && !is_native(c) && i >= 0 && i < ch->explore && !ch->samples[i].warm &&
+    if (mpi && !choice_is_native(c) && i >= 0 && i < ch->explore && !ch->samples[i].warm &&
         (model = family_model(ch, i, model)) < c->score_ps) /* all cold: an upper bound */
         return model;
     return c->score_ps;
@@ -622,7 +422,7 @@ const plan_candidate *plan_choice_incumbent(const plan_choice *ch)
 
 const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, int variant)
 {
-    int i = find(ch, algo, variant);
+    int i = choice_find(ch, algo, variant);
     return i >= 0 ? &ch->cand[i] : NULL;
 }
 
@@ -666,14 +466,14 @@ static void mark_cold(plan_choice *ch, int i)
  * warming up again (node-direct, `permutation`: 560 -> 360 ms a call, twice). */
 void plan_choice_start(plan_choice *ch, plan_algo algo, int variant)
 {
-    int i = find(ch, algo, variant);
+    int i = choice_find(ch, algo, variant);
     if (ch->settled || i < 0 || i >= ch->explore)
         return;
     if (ch->last != i)
         mark_cold(ch, i);
     ch->cand[i].started++;
     ch->last = i;
-    advance(ch);
+    choice_advance(ch);
 }
 
 void plan_choice_native_seen(plan_choice *ch, const uint64_t *t, uint32_t n)
@@ -733,7 +533,7 @@ int plan_choice_unjudged(const plan_choice *ch)
  * calls. */
 void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps)
 {
-    int i = find(ch, ran, variant);
+    int i = choice_find(ch, ran, variant);
     if (ch->settled || i < 0 || i >= ch->explore)
         return;
     note(ch, i, measured_ps);
@@ -741,14 +541,14 @@ void plan_choice_record(plan_choice *ch, plan_algo ran, int variant, uint64_t me
     uint64_t bar = loss_bar(ch, &who);
     for (int k = 0; !ch->reopened && bar != UINT64_MAX && k < ch->explore; k++)
         if (ch->cand[k].best_ps != UINT64_MAX && !cold_exempt(ch, k, who) &&
-            beyond(fastest_call(ch, k), bar, PLAN_CHOICE_LOSS))
-            done(ch, k);
-    advance(ch);
+            choice_beyond(choice_fastest_call(ch, k), bar, PLAN_CHOICE_LOSS))
+            choice_done(ch, k);
+    choice_advance(ch);
 }
 
 uint64_t plan_choice_first_bar(const plan_choice *ch, plan_algo algo, int variant)
 {
-    int i = find(ch, algo, variant);
+    int i = choice_find(ch, algo, variant);
     if (i < 0 || i >= ch->explore)
         return UINT64_MAX;
     uint64_t bar = UINT64_MAX;
@@ -761,92 +561,13 @@ uint64_t plan_choice_first_bar(const plan_choice *ch, plan_algo algo, int varian
 int plan_choice_first(plan_choice *ch, plan_algo algo, int variant, uint64_t whole_ps,
                       uint64_t bar_ps)
 {
-    int i = find(ch, algo, variant);
+    int i = choice_find(ch, algo, variant);
     if (ch->settled || i < 0 || i >= ch->explore || whole_ps >= bar_ps)
         return 0;
     if (ch->network) /* it followed another pattern's calls */
         mark_cold(ch, i);
     plan_choice_start(ch, algo, variant);
     plan_choice_record(ch, algo, variant, whole_ps);
-    return 1;
-}
-
-/* A network whose state changed: MPI's algorithm fast in a pattern's first calls and twice as
- * slow later, or slow every other call: a fast call in between must not hide it. */
-int plan_choice_observe(plan_choice *ch, plan_algo ran, int variant, uint64_t measured_ps)
-{
-    int i = find(ch, ran, variant);
-    if (!ch->settled || i != ch->next)
-        return 0;
-    uint64_t other = UINT64_MAX;
-    for (int k = 0; k < ch->explore; k++)
-        if (k != i && ch->cand[k].score_ps < other)
-            other = ch->cand[k].score_ps;
-    ch->watch[ch->watched++ % PLAN_CHOICE_WATCH] = measured_ps;
-    uint32_t seen = ch->watched < PLAN_CHOICE_WATCH ? ch->watched : PLAN_CHOICE_WATCH;
-    ch->strikes = 0;
-    ch->strike_ps = UINT64_MAX;
-    for (uint32_t k = 0; other != UINT64_MAX && k < seen; k++)
-        if (beyond(ch->watch[k], other, PLAN_CHOICE_LOSS)) {
-            ch->strikes++;
-            if (ch->watch[k] < ch->strike_ps)
-                ch->strike_ps = ch->watch[k];
-        }
-    if (ch->strikes < PLAN_CHOICE_STRIKES)
-        return 0;
-    ch->cand[i].score_ps = ch->strike_ps; /* what it takes now, for plan_choice_reopen */
-    return 1;
-}
-
-int plan_choice_reopen(plan_choice *ch)
-{
-    int recheck = ch->strikes >= PLAN_CHOICE_STRIKES;
-    if (!ch->settled || ch->explore < 2 || ch->trials == 0 ||
-        (recheck ? ch->rechecks >= PLAN_CHOICE_RECHECKS : ch->reopened))
-        return 0;
-    /* a recheck measures every candidate measured before; the second round the close ones */
-    uint64_t best = recheck ? UINT64_MAX / 2 : best_score(ch), first[PLAN_CHOICE_EXPLORE_MAX];
-    int close = 0;
-    for (int i = 0; i < ch->explore; i++) {
-        first[i] = ch->cand[i].score_ps;
-        close += first[i] != UINT64_MAX && !beyond(first[i], best, PLAN_CHOICE_CLOSE);
-    }
-    if (close < 2)
-        return 0;
-    for (int i = 0; i < ch->explore; i++) {
-        ch->cand[i].runs = ch->cand[i].started = 0;
-        ch->samples[i] = (plan_samples){0};
-        ch->cand[i].score_ps = UINT64_MAX;
-    }
-    if (!ch->reopened && ch->trials <= (UINT32_MAX - 1) / 2)
-        ch->trials = 2 * ch->trials + 1;
-    ch->reference = ch->trials;
-    ch->rechecks += (uint32_t)recheck;
-    ch->strikes = ch->watched = 0;
-    for (int i = 0; i < ch->explore; i++)
-        if (first[i] == UINT64_MAX || beyond(first[i], best, PLAN_CHOICE_CLOSE))
-            done(ch, i);
-    ch->settled = 0;
-    ch->reopened = 1;
-    ch->last = -1;
-    advance(ch);
-    return 1;
-}
-
-int plan_choice_watching(const plan_choice *ch)
-{
-    return ch->settled && ch->tied && ch->watched < PLAN_CHOICE_WATCH;
-}
-
-int plan_choice_switch(plan_choice *ch)
-{
-    if (!ch->settled || !ch->tied || ch->strikes < PLAN_CHOICE_STRIKES ||
-        ch->rechecks >= PLAN_CHOICE_RECHECKS)
-        return 0;
-    ch->next = ch->tied - 1;
-    ch->tied = 0;
-    ch->rechecks++;
-    ch->strikes = ch->watched = 0;
     return 1;
 }
 
@@ -865,14 +586,14 @@ static void drop_one(plan_choice *ch, int i)
     }
     ch->last = ch->last == i ? -1 : ch->last > i ? ch->last - 1 : ch->last;
     ch->tied = ch->tied == i + 1 ? 0 : ch->tied > i + 1 ? ch->tied - 1 : ch->tied;
-    int at = find(ch, current, current_variant);
+    int at = choice_find(ch, current, current_variant);
     ch->next = at >= 0 ? at : 0;
     if (ch->settled) {
         if (at < 0)
             settle(ch); /* the final choice could not run: the fastest of the rest */
         return;
     }
-    advance(ch);
+    choice_advance(ch);
 }
 
 void plan_choice_drop(plan_choice *ch, plan_algo algo)
@@ -884,7 +605,7 @@ void plan_choice_drop(plan_choice *ch, plan_algo algo)
 
 void plan_choice_remove(plan_choice *ch, plan_algo algo, int variant)
 {
-    int i = find(ch, algo, variant);
+    int i = choice_find(ch, algo, variant);
     if (i >= 0 && ch->n > 1)
         drop_one(ch, i);
 }

@@ -123,13 +123,13 @@ void plan_choice_shared(plan_choice *ch);
 /* Notes the pattern's lower bound by a calibrated cost model (bound_ps; 0: not known): where
  * the fastest calls of both a family and MPI's algorithm took more than PLAN_CHOICE_FAR percent
  * of it, every call stalls, and the family's small-window variant is measured without waiting
- * for the rest of the family's block (choose.c: window_waits, window_moot). */
+ * for the rest of the family's block (choose_window.c: choice_window_waits, choice_window_moot). */
 void plan_choice_bound(plan_choice *ch, uint64_t bound_ps);
 
 /* Notes MPI's measured calls of the same exchange just before the choice began, t[0 .. n) (the
  * last PLAN_CHOICE_SECOND): their fastest counts as MPI's fastest call of the first round
  * (plan_choice_start, plan_choice_record); across a network they count for its stalls and can
- * stand for its block of the first round (plan_choice_start; choose.c: window_mends). */
+ * stand for its block of the first round (plan_choice_start; choose_window.c: window_mends). */
 void plan_choice_native_seen(plan_choice *ch, const uint64_t *t, uint32_t n);
 
 /* Notes that the pattern's first call (which gathered and planned, and is measured only

@@ -1,5 +1,5 @@
 /* Unit and property tests of the cost model (plan/cost.c) and of the choice among candidate
- * families (plan/choose.c). MPI-free; run by Check. */
+ * families (plan/choose*.c). MPI-free; run by Check. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
