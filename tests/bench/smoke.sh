@@ -10,7 +10,8 @@
 # family and auto ran something; that the node-level bound equals the rank-level one with one
 # rank per node and has its known value with two; that every drifting pattern's calls differ;
 # that the JSON parses and holds auto's whole-run ratios, with pmpi's beside them where it ran
-# (the text summary too); that --runs 3 makes rows of 3 runs
+# (the text summary too, and scripts/bench's README from bench/summary.sh with and without
+# the line of decided intervals); that --runs 3 makes rows of 3 runs
 # (checked calls summed, the whole-run ratio within its range, native's exactly 1) and that
 # --calls lists every call of those runs (summing to each run's total, and giving each fixed
 # row's count of MPI's stalls and its whole-run ratio without them); that --order blocks
@@ -246,6 +247,14 @@ grep -q "^#   uniform  *1024 bytes per rank: [0-9.]* over 6 calls (pmpi [0-9.]*)
 if grep -q "^#   drift-samplesort .*stalls" "$HR_TMP/runs"; then
     hr_fail "--runs 3: stalls counted on a drifting pattern"
 fi
+# scripts/bench's README of such a run, whose three runs decide no interval (no line of them)
+if grep -q "^# by the intervals of the runs' medians" "$HR_TMP/runs"; then
+    hr_fail "--runs 3: intervals said to decide at 75 % confidence"
+fi
+"${srcdir:-.}/bench/summary.sh" "$csv" "$HR_TMP/runs" --srcdir "${srcdir:-.}" >"$HR_TMP/runs.md" ||
+    hr_fail "bench/summary.sh failed on a run whose intervals decide nothing"
+grep -q "^- auto / native over the whole run: worst " "$HR_TMP/runs.md" ||
+    hr_fail "bench/summary.sh: no whole-run line in the README of --runs 3"
 
 # --order blocks: the same checks pass, the JSON says so, and in every run each candidate
 # keeps one position in all its rounds; with 5 runs each whole-run ratio has the interval its
@@ -291,6 +300,9 @@ EOF
 grep -q "^#   uniform  *1024 bytes per rank: [0-9.]* over 6 calls.*; median of 5 runs, 94 % interval [0-9.]* - [0-9.]*" "$HR_TMP/blocks" &&
     grep -q "^# by the intervals of the runs' medians (at least 90 % confidence): [0-9]* of 2 shown within 5 %, [0-9]* shown more than 5 % slower, [0-9]* not decided by the runs$" "$HR_TMP/blocks" ||
     hr_fail "--runs 5: the whole-run summary does not give the intervals of the medians"
+"${srcdir:-.}/bench/summary.sh" "$csv" "$HR_TMP/blocks" --srcdir "${srcdir:-.}" >"$HR_TMP/blocks.md" &&
+    grep -q "^- by the intervals of the runs' medians (at least 90 % confidence)" "$HR_TMP/blocks.md" ||
+    hr_fail "bench/summary.sh: the README of --runs 5 does not give the intervals of the medians"
 run_bench 2 "$HR_TMP/blocks-bad" --order sideways && hr_fail "--order sideways was accepted"
 grep -q "invalid value 'sideways' for --order" "$HR_TMP/blocks-bad" ||
     hr_fail "no message for an invalid --order"
