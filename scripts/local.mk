@@ -50,14 +50,15 @@ hrelay-emucluster: $(srcdir)/scripts/hrelay-emucluster Makefile
 	$(hrelay_emucluster_edit) $(srcdir)/scripts/hrelay-emucluster > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
-# Developer scripts: dependencies, build, test suite, demo, planning benchmark, emulator
-# calibration.
+# Developer scripts: dependencies, build, test suite, demo, planning benchmark, two revisions
+# benchmarked side by side, emulator calibration.
 dist_noinst_SCRIPTS += \
 	scripts/install-deps \
 	scripts/build \
 	scripts/check \
 	scripts/demo \
 	scripts/bench-plan \
+	scripts/bench-ab \
 	scripts/fuzz \
 	scripts/emu/calibrate
 EXTRA_DIST += scripts/common.sh docs/planning-time.md docs/algorithms.md docs/robustness.md \

@@ -4,8 +4,9 @@
 # (whole-run sums, node-level bounds with --node-size), and a corrupted result is caught.
 # round_order checks the candidates' order in the rounds of each run (bench/random.c).
 # median_interval checks the interval a median of runs lies in (bench/stats.c).
-TESTS += tests/bench/smoke.sh
-EXTRA_DIST += tests/bench/smoke.sh
+# ab.sh checks scripts/bench-ab's comparison of benchmark directories and its refusals.
+TESTS += tests/bench/smoke.sh tests/bench/ab.sh
+EXTRA_DIST += tests/bench/smoke.sh tests/bench/ab.sh
 check_PROGRAMS += tests/bench/round_order
 TESTS += tests/bench/round_order
 tests_bench_round_order_SOURCES = tests/bench/round_order.c bench/random.c bench/bench.h
