@@ -81,9 +81,15 @@ typedef struct shim_comm {
     uint64_t last_agreed;  /* `calls` at the last agreed call */
     uint64_t first_load;   /* agreed at creation: the bound of the call that created the
                               record (the most any rank sends or receives, plan_summary_bound;
-                              INT64_MAX: unknown) */
+                              UINT64_MAX: unknown) */
     int first_on_node;     /* agreed at creation: every rank's topology was known then and no
                               byte of that call left its node (plan_summary_on_node) */
+    int pending;           /* made by the communicator's first call, which ran MPI's algorithm
+                              unchecked (shim_comm_open): its creation is agreed at the second
+                              call (shim_comm_settle); until then first_load, last_pattern and
+                              prev.site are this rank's of the first call, not agreed */
+    int topo_local;        /* topo was found without communication (shim_topo_init_local) */
+    int topo_ok;           /* this rank found it (else out of memory) */
     shim_prev prev;        /* the previous agreed call */
     /* agreed: the exchanges of MPI's algorithm measured in the agreed calls since the last that
        was not the one before it again, oldest first (the last ones kept), and how many
@@ -145,6 +151,41 @@ shim_comm *shim_comm_find(MPI_Comm comm);
  * hrelay_set_algorithm left on comm, if anything. NULL on every rank if it cannot be
  * created. */
 shim_comm *shim_comm_create(MPI_Comm comm, const shim_args *a);
+
+/* The flags of a record's creation, each combined by AND over ranks (shim_comm_flags): the
+ * rank made its record, found its topology, and no byte of the creating call leaves its node.
+ * The bits above SHIM_CREATION_FLAGS are the caller's. */
+enum { SHIM_MADE = 1, SHIM_TOPO_OK = 2, SHIM_ON_NODE = 4, SHIM_CREATION_FLAGS = 7 };
+
+/* The request attribute of a communicator whose first call could not make its record
+ * (shim_comm_open): the second call still takes part in the creation's agreement. */
+enum { SHIM_REQUEST_UNMADE = -2 };
+
+/* This rank's flags for the creation of rec at call a (SHIM_MADE and the others; 0 where rec is
+ * NULL: no record), and in *load the call's bound (shim_args_load; 0 without a record). */
+uint64_t shim_comm_flags(const shim_comm *rec, const shim_args *a, uint64_t *load);
+
+/* Whether comm's first intercepted call runs MPI's algorithm unchecked and its record's
+ * creation is agreed at the second call (shim_comm_open, shim_comm_settle): under auto with
+ * learning and re-checks (HRELAY_ALGO=auto, or an hrelay_set_algorithm request for auto
+ * waiting on comm). The same on every rank (HRELAY_ALGO and the requests are). Local. */
+int shim_comm_defers(MPI_Comm comm);
+
+/* Makes comm's record at its first call without communication (shim_comm_defers), pending
+ * (rec->pending) until shim_comm_settle at the second call. NULL when out of memory: then comm
+ * is marked (shim_comm_unmade), so that its second call still takes part in that agreement.
+ * Local. */
+shim_comm *shim_comm_open(MPI_Comm comm);
+
+/* Whether comm's first call could not make its record (shim_comm_open). Local. */
+int shim_comm_unmade(MPI_Comm comm);
+
+/* Settles a record that shim_comm_open made (rec, or NULL on a rank that could not), once flags
+ * and load are agreed over comm (AND and MAX of shim_comm_flags' words and the load that is
+ * to stand as rec->first_load): rec, complete, where every rank made its record; else NULL on
+ * every rank, the record or mark removed from comm (the next call is a first call again).
+ * Collective where the topology needs communication (shim_topo_init). */
+shim_comm *shim_comm_settle(MPI_Comm comm, shim_comm *rec, uint64_t flags, uint64_t load);
 
 /* Moves at every record deletion (comm_record.c); read it with shim_comm_epoch. */
 extern atomic_uint shim_comm_epochs;

@@ -240,56 +240,128 @@ static int pending_request(MPI_Comm comm)
     return (int)(intptr_t)v;
 }
 
+/* Frees a record that is no attribute of its communicator (the creation failed). */
+static void record_discard(shim_comm *rec)
+{
+    shim_topo_free(&rec->topo);
+    live(shim_g.world, rec, 0);
+    if (rec->agree_type != MPI_DATATYPE_NULL)
+        PMPI_Type_free(&rec->agree_type);
+    free(rec);
+}
+
+/* A new record of comm with the state of a communicator before its first call, its topology
+ * found where that needs no communication (rec->topo_local, this rank's success in
+ * rec->topo_ok); not yet an attribute of comm. NULL when out of memory. Local. */
+static shim_comm *record_new(MPI_Comm comm)
+{
+    int p, rank;
+    PMPI_Comm_size(comm, &p);
+    PMPI_Comm_rank(comm, &rank);
+    shim_comm *rec = record_alloc(p, shim_g.cfg.cache_size);
+    if (!rec)
+        return NULL;
+    if (shim_agree_type_create(shim_agree_words(rec->summary.nblocks), &rec->agree_type) !=
+            MPI_SUCCESS ||
+        live(shim_g.world, rec, 1) != 0) {
+        record_discard(rec);
+        return NULL;
+    }
+    rec->topo_ok = 1;
+    rec->topo_local = shim_topo_init_local(&rec->topo, comm, p, shim_g.cfg.node_size,
+                                           &rec->topo_ok);
+    rec->comm = comm;
+    rec->priv = MPI_COMM_NULL;
+    rec->p = p;
+    rec->rank = rank;
+    rec->request = pending_request(comm);
+    rec->last = -1;
+    rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
+    rec->quiet_len = SHIM_QUIET_FIRST;
+    return rec;
+}
+
+uint64_t shim_comm_flags(const shim_comm *rec, const shim_args *a, uint64_t *load)
+{
+    *load = 0;
+    if (!rec)
+        return 0;
+    /* nodes of several ranks known here (else no node to stay on) */
+    const int32_t *node = rec->topo_local && rec->topo_ok && rec->topo.t.p ? rec->topo.t.node_of
+                                                                           : NULL;
+    uint64_t off = UINT64_MAX;
+    *load = shim_args_load(a, rec->p, rec->rank, shim_g.cfg.duplex == PLAN_DUPLEX_HALF, node, &off);
+    return SHIM_MADE | (rec->topo_ok ? SHIM_TOPO_OK : 0u) | (node && off == 0 ? SHIM_ON_NODE : 0u);
+}
+
+/* Completes rec after its creation's agreement (flags and load agreed): the agreed values, the
+ * topology (collective where it was not found locally), and, where attach, the attribute.
+ * Returns 0, or -1 (rec untouched but for its topology) where this rank failed. */
+static int record_finish(MPI_Comm comm, shim_comm *rec, uint64_t flags, uint64_t load, int attach)
+{
+    rec->first_load = load;
+    rec->first_on_node = (flags & SHIM_ON_NODE) != 0;
+    rec->pending = 0;
+    if (rec->topo_local && !(flags & SHIM_TOPO_OK))
+        shim_topo_one(&rec->topo, rec->p); /* some rank ran out of memory */
+    if (!rec->topo_local &&
+        shim_topo_init(&rec->topo, comm, rec->p, rec->rank, shim_g.cfg.node_size) != MPI_SUCCESS)
+        return -1;
+    return !attach || PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS ? 0 : -1;
+}
+
 /* Creates comm's record (see comm.h); NULL on every rank on failure. One allreduce where the
  * topology is known without communication (shim_topo_init_local); no duplicate
  * (shim_comm_private makes it at the first gather). */
 shim_comm *shim_comm_create(MPI_Comm comm, const shim_args *a)
 {
-    int p, rank, local = 0, topo_ok = 1;
-
-    PMPI_Comm_size(comm, &p);
-    PMPI_Comm_rank(comm, &rank);
-    shim_comm *rec = record_alloc(p, shim_g.cfg.cache_size);
-    int made = rec != NULL &&
-               shim_agree_type_create(shim_agree_words(rec->summary.nblocks), &rec->agree_type) ==
-                   MPI_SUCCESS &&
-               live(shim_g.world, rec, 1) == 0;
+    shim_comm *rec = record_new(comm);
+    /* over ranks: AND of the flags, MAX of the load */
+    uint64_t w[2];
+    w[0] = shim_comm_flags(rec, a, &w[1]);
+    if (shim_agree_few(w, 2, 1, 0, comm) != MPI_SUCCESS)
+        w[0] = 0;
+    if (rec && (w[0] & SHIM_MADE) && record_finish(comm, rec, w[0], w[1], 1) == 0)
+        return rec;
     if (rec)
-        local = shim_topo_init_local(&rec->topo, comm, p, shim_g.cfg.node_size, &topo_ok);
-    /* nodes of several ranks known here (else no node to stay on) */
-    const int32_t *node = local && topo_ok && rec->topo.t.p ? rec->topo.t.node_of : NULL;
-    uint64_t off = UINT64_MAX;
-    uint64_t load = shim_args_load(a, p, rank, shim_g.cfg.duplex == PLAN_DUPLEX_HALF, node, &off);
-    /* over ranks: AND of [the record, the topology found locally, no byte off the node], MAX
-     * of [the load] */
-    uint64_t ok[4] = {made, topo_ok != 0, node && off == 0, load};
-    if (shim_agree_few(ok, 4, 3, 0, comm) != MPI_SUCCESS)
-        ok[0] = 0;
-    if (ok[0] && rec) {
-        rec->comm = comm;
-        rec->priv = MPI_COMM_NULL;
-        rec->p = p;
-        rec->rank = rank;
-        rec->request = pending_request(comm);
-        rec->first_load = ok[3];
-        rec->first_on_node = ok[2] == 1;
-        rec->last = -1;
-        rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
-        rec->quiet_len = SHIM_QUIET_FIRST;
-        if (local && !ok[1])
-            shim_topo_one(&rec->topo, p); /* some rank ran out of memory */
-        if ((local ||
-             shim_topo_init(&rec->topo, comm, p, rank, shim_g.cfg.node_size) == MPI_SUCCESS) &&
-            PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
-            return rec;
-    }
+        record_discard(rec);
+    return NULL;
+}
+
+int shim_comm_defers(MPI_Comm comm)
+{
+    int request = pending_request(comm);
+    if (request == SHIM_REQUEST_ENV)
+        request = shim_g.cfg.algo;
+    return request == SHIM_AUTO && shim_g.cfg.recheck > 0 && shim_g.cfg.tune > 0;
+}
+
+shim_comm *shim_comm_open(MPI_Comm comm)
+{
+    shim_comm *rec = record_new(comm);
     if (rec) {
-        shim_topo_free(&rec->topo);
-        live(shim_g.world, rec, 0);
-        if (rec->agree_type != MPI_DATATYPE_NULL)
-            PMPI_Type_free(&rec->agree_type);
+        rec->pending = 1;
+        if (PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
+            return rec;
+        record_discard(rec);
     }
-    free(rec);
+    PMPI_Comm_set_attr(comm, shim_g.request_keyval, (void *)(intptr_t)SHIM_REQUEST_UNMADE);
+    return NULL;
+}
+
+int shim_comm_unmade(MPI_Comm comm)
+{
+    return pending_request(comm) == SHIM_REQUEST_UNMADE;
+}
+
+shim_comm *shim_comm_settle(MPI_Comm comm, shim_comm *rec, uint64_t flags, uint64_t load)
+{
+    if (rec && (flags & SHIM_MADE) && record_finish(comm, rec, flags, load, 0) == 0)
+        return rec;
+    if (rec)
+        PMPI_Comm_delete_attr(comm, shim_g.keyval); /* frees rec, keeping its statistics */
+    else
+        PMPI_Comm_delete_attr(comm, shim_g.request_keyval);
     return NULL;
 }
 

@@ -26,6 +26,8 @@ SHIM_EXPORT int hrelay_set_algorithm(MPI_Comm comm, const char *name)
     if (!handled(comm) || (name && shim_request_parse(name, &request) != 0))
         return -1;
     shim_comm *rec = shim_comm_find(comm);
+    if (!rec && shim_comm_unmade(comm))
+        return -1; /* the first call found no memory for the record; its mark stays */
     if (!rec) /* no call on comm yet: its record, made by the first call, takes the request */
         return PMPI_Comm_set_attr(comm, shim_g.request_keyval, (void *)(intptr_t)request) ==
                        MPI_SUCCESS

@@ -88,9 +88,9 @@ static void first_on_node(shim_comm *rec)
     rec->quiet_len = 2 * len;
     rec->quiet_until = rec->calls + len;
     shim_log(2,
-             "on %d ranks: no byte of the first call leaves its node: the first %llu calls run "
-             "MPI's algorithm unchecked",
-             rec->p, (unsigned long long)len);
+             "on %d ranks: no byte of the first agreed call (call %llu) leaves its node: it and "
+             "the next %llu calls run MPI's algorithm unchecked",
+             rec->p, (unsigned long long)rec->calls + 1, (unsigned long long)len - 1);
 }
 
 /* This rank's part of call a's pattern (shim_pattern_hash of its row, in rec->row; *x the
@@ -102,6 +102,24 @@ static uint64_t local_pattern(shim_comm *rec, const shim_args *a, exec_exchange 
         return 0;
     shim_facts f = {.kind = (int)a->kind, .inplace = inplace, .types = shim_type_facts(x, inplace)};
     return shim_pattern_hash(plan_hash_words(PLAN_HASH_START, rec->row, (size_t)rec->p), &f);
+}
+
+/* Makes a communicator's first call, too small to explore by its agreed bound
+ * (rec->first_load), stand for the agreed call the next one is compared with (rec->prev: too
+ * small, its size class, its site; pattern, this rank's part of it, remembered at its site and
+ * as the last one; counted in rec->agreed). */
+static void first_tiny(shim_comm *rec, shim_site *site, uint64_t pattern)
+{
+    rec->agreed++;
+    rec->prev = (shim_prev){.slot = -1,
+                            .algo = PLAN_ALGO_NATIVE,
+                            .hist = 0,
+                            .site = site ? site - rec->sites.site : -1,
+                            .cls = plan_learn_class(rec->first_load),
+                            .tiny = 1};
+    rec->last_pattern = pattern;
+    if (site && pattern)
+        shim_remember(site, pattern);
 }
 
 /* A communicator's first call a at site under auto, where its record's creation agreed that
@@ -126,21 +144,12 @@ static void first_call(shim_comm *rec, const shim_args *a, shim_site *site)
         return;
     }
     rec->quiet_until = rec->calls + 1;
-    rec->agreed++;
-    rec->prev = (shim_prev){.slot = -1,
-                            .algo = PLAN_ALGO_NATIVE,
-                            .hist = 0,
-                            .site = site ? site - rec->sites.site : -1,
-                            .cls = plan_learn_class(rec->first_load),
-                            .tiny = 1};
     exec_exchange x;
-    rec->last_pattern = local_pattern(rec, a, &x);
-    if (site && rec->last_pattern)
-        shim_remember(site, rec->last_pattern);
+    first_tiny(rec, site, local_pattern(rec, a, &x));
     shim_log(2,
-             "on %d ranks: the first call moves at most %llu bytes per rank, too few to "
-             "explore: MPI's algorithm unchecked",
-             rec->p, (unsigned long long)rec->first_load);
+             "on %d ranks: the first agreed call (call %llu) moves at most %llu bytes per rank, "
+             "too few to explore: MPI's algorithm unchecked",
+             rec->p, (unsigned long long)rec->calls + 1, (unsigned long long)rec->first_load);
 }
 
 /* Whether call a on rec is the first after a run of unchecked calls that a call too small to
@@ -153,6 +162,39 @@ static int after_tiny_run(const shim_comm *rec, int request)
 {
     return request == SHIM_AUTO && shim_g.cfg.tune > 0 && shim_g.cfg.recheck > 0 &&
            rec->prev.tiny && !rec->prev.waited && rec->calls == rec->quiet_until + 1;
+}
+
+/* Runs call a, the last agreed call again (again) or a call alike at its site, too small to
+ * explore on every rank and decided so by agreed words (tiny_again, deferred_second): MPI's
+ * algorithm, counted as decided before gathering, its time teaching nothing; it stands for
+ * the agreed call the next check compares with (its pattern, this rank's part) and starts the
+ * run an agreement would start. *rc: MPI's result. */
+static void run_tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, uint64_t pattern,
+                           int again, int *rc)
+{
+    rec->agreed++;
+    rec->last_pattern = pattern;
+    uint64_t t0 = shim_ticks();
+    if ((*rc = shim_args_pmpi(a)) != MPI_SUCCESS)
+        return; /* MPI's own error, through the communicator's handler */
+    double t = shim_ticks_seconds(shim_ticks() - t0);
+    shim_account(site, PLAN_ALGO_NATIVE, PLAN_VARIANT_BASE, shim_row_bytes(rec), t, 0, 0, t, t);
+    if (site) {
+        site->st.before_gather++;
+        site->unchecked_mark = site->st.unchecked;
+        shim_remember(site, pattern);
+    }
+    rec->last = PLAN_ALGO_NATIVE;
+    rec->last_variant = PLAN_VARIANT_BASE;
+    shim_log(2,
+             "%s on %d ranks: %s, too small to explore: native (decided before gathering, "
+             "without the agreement), %.6f s",
+             shim_args_name(a), rec->p,
+             again ? "the last agreed call again" : "a call alike at the last agreed call's site",
+             t);
+    shim_update_quiet(rec, 0, again, NULL, PLAN_RUN_MAX);
+    if (shim_alltoall_kind(a)) /* every rank called MPI_Alltoall(_c), too small to explore */
+        rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p);
 }
 
 /* The call after a tiny run (after_tiny_run) where every rank's call is too small to explore
@@ -195,29 +237,91 @@ static int tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, int *
     int again = w[0] == 0;
     if (w[1] || w[4] || (!again && (w[3] || !w[2])))
         return 0;
-    rec->agreed++;
-    rec->last_pattern = pattern;
-    uint64_t t0 = shim_ticks();
-    if ((*rc = shim_args_pmpi(a)) != MPI_SUCCESS)
-        return 1; /* MPI's own error, through the communicator's handler */
-    double t = shim_ticks_seconds(shim_ticks() - t0);
-    shim_account(site, PLAN_ALGO_NATIVE, PLAN_VARIANT_BASE, shim_row_bytes(rec), t, 0, 0, t, t);
-    if (site) {
-        site->st.before_gather++;
-        site->unchecked_mark = site->st.unchecked;
-        shim_remember(site, pattern);
+    run_tiny_again(rec, a, site, pattern, again, rc);
+    return 1;
+}
+
+/* A communicator's first call where its record's creation waits for the second call
+ * (shim_comm_defers): it runs MPI's algorithm unchecked, without any communication of
+ * hrelay's, and the record keeps what the second call's agreement compares with (this rank's
+ * bound, pattern and site of it; shim_comm_settle agrees them). A wrong first call gets MPI's
+ * own behaviour, as any unchecked call. */
+static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
+{
+    exec_exchange x;
+    uint64_t load;
+    shim_comm_flags(rec, a, &load);
+    rec->first_load = load;
+    rec->last_pattern = local_pattern(rec, a, &x);
+    rec->prev.site = site ? site - rec->sites.site : -1;
+    rec->calls++;
+    return shim_run_unchecked(a, rec, site, 1);
+}
+
+/* The bits of the second call's agreement above the creation's flags, combined by AND: this
+ * rank's call is its part of the first call again, and is at the first call's site. */
+enum { SECOND_AGAIN = 8, SECOND_SITE = 16 };
+
+/* The second call a on a communicator whose first call deferred its record's creation (rec,
+ * pending; NULL on a rank that could not make it, shim_comm_unmade): one allreduce of four
+ * words agrees the creation (shim_comm_flags: SHIM_MADE and the others, the call's bound) and
+ * what the five words of tiny_again check after a tiny first call (the first call's bound,
+ * whether each rank's call is its part of the first call again or at its site, the balance).
+ * Where the first call was too small to explore and this one is that call again or alike at
+ * its site, it runs MPI's algorithm and starts the run an agreement would start: a tiny
+ * exchange's first 66 calls pay one allreduce (before: the creation's at the first call and
+ * tiny_again's at the second). Else the record is settled with this call's bound (unknown where
+ * some receiver expects other bytes than are sent: that call is agreed, as at tiny_again) and
+ * the call is decided as a first call (first_call, then the usual path). Returns 1 where it ran the call
+ * (*rc), 0 where the caller goes on with *rec (NULL: the record could not be made on some
+ * rank; the call runs MPI's algorithm). A function of agreed values only. */
+static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site, int *rc)
+{
+    shim_comm *rec = *recp;
+    uint64_t pattern = 0, balance = 1, load;
+    uint64_t flags = shim_comm_flags(rec, a, &load);
+    if (rec) {
+        exec_exchange x;
+        pattern = local_pattern(rec, a, &x);
+        if (pattern) {
+            shim_describe_col(&x, rec->col);
+            balance = plan_summary_balance(rec->p, rec->rank, rec->row, rec->col);
+        }
+        if (pattern && pattern == rec->last_pattern)
+            flags |= SECOND_AGAIN;
+        if (site && site - rec->sites.site == rec->prev.site)
+            flags |= SECOND_SITE;
     }
-    rec->last = PLAN_ALGO_NATIVE;
-    rec->last_variant = PLAN_VARIANT_BASE;
-    shim_log(2,
-             "%s on %d ranks: %s, too small to explore: native (decided before gathering, "
-             "without the agreement), %.6f s",
-             shim_args_name(a), rec->p,
-             again ? "the last agreed call again" : "a call alike at the last agreed call's site",
-             t);
-    shim_update_quiet(rec, 0, again, NULL, PLAN_RUN_MAX);
-    if (shim_alltoall_kind(a)) /* every rank called MPI_Alltoall(_c), too small to explore */
-        rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p);
+    /* over ranks: AND of the flags, SUM of the balance (zero: no truncation anywhere), MAX of
+     * this call's bound and of the first call's */
+    uint64_t w[4] = {flags, balance, load, rec ? rec->first_load : 0};
+    if ((*rc = shim_agree_few(w, 4, 1, 1, a->comm)) != MPI_SUCCESS)
+        w[0] = 0;
+    int request = rec ? shim_comm_request(rec) : SHIM_AUTO;
+    int cls1 = plan_learn_class(w[3]), cls2 = plan_learn_class(w[2]);
+    int tiny = request == SHIM_AUTO && w[3] < SHIM_EXPLORE_MIN_BYTES &&
+               w[2] < SHIM_EXPLORE_MIN_BYTES && w[1] == 0 &&
+               ((w[0] & SECOND_AGAIN) || ((w[0] & SECOND_SITE) && cls2 == cls1)) && cls2 <= cls1;
+    if (w[1]) /* some receiver expects other bytes than are sent: agreed in full, as at a
+                 re-check */
+        w[0] &= ~(uint64_t)SHIM_ON_NODE;
+    long site1 = rec ? rec->prev.site : -1;
+    uint64_t pattern1 = rec ? rec->last_pattern : 0;
+    *recp = rec = shim_comm_settle(a->comm, rec, w[0], tiny ? w[3] : w[1] ? UINT64_MAX : w[2]);
+    if (*rc != MPI_SUCCESS) {
+        *rc = shim_raise(a, *rc);
+        return 1;
+    }
+    if (!rec)
+        return 0;
+    rec->prev.site = -1;
+    rec->last_pattern = 0;
+    if (!tiny)
+        return 0;
+    /* the first call, as first_call leaves it, then this one as tiny_again runs it */
+    first_tiny(rec, site1 >= 0 ? &rec->sites.site[site1] : NULL, pattern1);
+    rec->quiet_until = rec->calls++;
+    run_tiny_again(rec, a, site, pattern, (w[0] & SECOND_AGAIN) != 0, rc);
     return 1;
 }
 
@@ -236,9 +340,16 @@ static shim_comm *record_of(const shim_args *a, int *created)
         int inter = 0;
         if (PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
             return NULL;
-        if (!(rec = shim_comm_create(comm, a)))
+        if (shim_comm_unmade(comm)) {
+            *created = -1;
             return NULL;
-        *created = 1;
+        }
+        if (shim_comm_defers(comm))
+            rec = shim_comm_open(comm);
+        else if ((rec = shim_comm_create(comm, a)))
+            *created = 1;
+        if (!rec)
+            return NULL;
     }
     unsigned epoch = shim_comm_epoch();
     if (epoch != t->epoch) { /* a record was deleted: forget every entry */
@@ -260,11 +371,21 @@ int shim_alltoall_any(const shim_args *a)
     shim_this_thread.depth++;
     int created = 0, rc;
     shim_comm *rec = record_of(a, &created);
-    if (!rec) {
+    shim_site *site = rec ? shim_site_of(&rec->sites, a->caller, shim_g.cfg.site_depth) : NULL;
+    int first = created > 0, ran = 0;
+    if (rec && rec->pending && rec->calls == 0) {
+        rc = deferred_first(rec, a, site);
+        ran = 1;
+    } else if ((rec && rec->pending) || created < 0) {
+        ran = deferred_second(&rec, a, site, &rc);
+        first = 1; /* else this call stands as the record's first */
+    }
+    if (ran) {
+        /* run */
+    } else if (!rec) {
         rc = shim_args_pmpi(a);
     } else {
-        shim_site *site = shim_site_of(&rec->sites, a->caller, shim_g.cfg.site_depth);
-        if (created)
+        if (first)
             first_call(rec, a, site);
         int request = shim_comm_request(rec);
         rec->calls++;

@@ -9,7 +9,9 @@
  *
  * A case is an MPI_Alltoall(v)(_c) of 4 ints per pair on a duplicate of MPI_COMM_WORLD with
  * MPI_ERRORS_RETURN (MPI_ERRORS_ARE_FATAL with --fatal), where the last rank (the culprit; every
- * rank for the *-all cases) changes one argument. After a call that returned an error, the
+ * rank for the *-all cases) changes one argument; under hrelay a valid call on the communicator
+ * comes first (a communicator's first call has MPI's own behaviour). After a call that returned
+ * an error, the
  * receive buffer must be untouched (hrelay detects argument errors before any data moves;
  * checked unless --reference; not for truncation, which hrelay hands to the MPI library's own
  * exchange, as the library writes what fits) and the program goes on with the next case.
@@ -152,14 +154,14 @@ static int run_case(const char *name, int reference, int fatal, int wait_s)
                    .scounts_c = send.count, .rcounts_c = recv.count, .sdispls_c = send.displ,
                    .rdispls_c = recv.displ, .stype = MPI_INT, .rtype = MPI_INT, .comm = comm};
     MPI_Datatype loose = MPI_DATATYPE_NULL;
-    /* with --fatal the erroneous call is the communicator's second, an agreed one: a first call
-     * too small to explore runs MPI's algorithm unchecked (README, "How hrelay decides"), where
-     * a truncation is MPI's own abort, whose message does not name hrelay (argument errors
-     * are found before that call's record is made, and agreed); the second call's check of
-     * five words (src/shim/exchange.c tiny_again) sends an erroneous or truncated call on to
-     * the agreement */
-    if (fatal && !reference && make_call(kind, 0, &c) != MPI_SUCCESS)
+    /* under hrelay the erroneous call is the communicator's second: the first runs MPI's
+     * algorithm unchecked with MPI's own behaviour (README, "How hrelay decides"); the second
+     * agrees the record's creation, which sends an erroneous or truncated call on to the
+     * agreement (src/shim/exchange.c deferred_second), where an argument error is raised on
+     * every rank and a truncation agreed */
+    if (!reference && make_call(kind, 0, &c) != MPI_SUCCESS)
         tl_fail("%s: the valid call before the case failed", name);
+    memset(recv.buf, TL_GUARD_BYTE, recv.len); /* what the failing call must leave untouched */
     if (me == culprit) {
         if (!strcmp(what, "truncate")) {
             recv.icount[0] = recv.count[0] = N - 1;
