@@ -48,6 +48,10 @@ typedef struct shim_prev {
     uint64_t first_bar_ps; /* a new pattern's first call that ran a plan of `slot`: what its
                               whole time must beat to count (plan_choice_first); 0: not one */
     uint64_t best_ps;  /* the best estimate then (what exploring is charged against) */
+    int first;         /* the communicator's first call, which ran MPI's algorithm unchecked,
+                          taught at the second, its part of the first again on every rank
+                          (deferred_second): its size class and model are the second call's
+                          agreed summary's (shim_first_taught) */
 } shim_prev;
 
 /* hrelay's state for one user intracommunicator, an attribute of it. Only the thread making

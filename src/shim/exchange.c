@@ -48,6 +48,7 @@
 #include "shim/clock.h"
 #include "shim/describe.h"
 #include "shim/exchange.h"
+#include "shim/history.h"
 #include "shim/log.h"
 #include "shim/quiet.h"
 #include "shim/state.h"
@@ -255,12 +256,55 @@ static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
     rec->last_pattern = local_pattern(rec, a, &x);
     rec->prev.site = site ? site - rec->sites.site : -1;
     rec->calls++;
-    return shim_run_unchecked(a, rec, site, 1);
+    uint64_t t0 = shim_ticks();
+    int rc = shim_run_unchecked(a, rec, site, 1);
+    rec->prev.exec_ps = (uint64_t)(shim_ticks_seconds(shim_ticks() - t0) * 1e12);
+    return rc;
 }
 
 /* The bits of the second call's agreement above the creation's flags, combined by AND: this
  * rank's call is its part of the first call again, and is at the first call's site. */
 enum { SECOND_AGAIN = 8, SECOND_SITE = 16 };
+
+/* The second call on rec, whose first deferred its record's creation, where it is not run as
+ * a tiny call again (deferred_second; flags: the agreed flags, consistent: no receiver expects
+ * other bytes than are sent): the first call, MPI's algorithm unchecked, stands for the agreed
+ * call the second's agreement learns from, timed (this rank's time of MPI's exchange, the
+ * slowest rank's once agreed; and with it creation_ps, this rank's time of the creation's
+ * allreduce, which teaches what hrelay's checks cost: one element of the agreement's
+ * reduction), where the second is its part of the first again and at its site on every rank,
+ * under auto with learning, and no run of unchecked calls starts first (first_on_node): its
+ * size class and model are then the second call's agreed summary's (shim_history_first), so
+ * the second call finds MPI's algorithm measured once at the size and the same call twice,
+ * and what an agreement costs, as an agreed first call left it: where MPI's algorithm settles
+ * it, the run that starts is sized by both (an incast of 1 KiB per rank on 16 emulated hosts
+ * paid three allreduces in 20 calls, at the second, third and eleventh).
+ * Else the second call stands as the communicator's first agreed call, with nothing before
+ * it. A function of agreed values only. */
+static void teach_first(shim_comm *rec, int request, uint64_t flags, int consistent,
+                        uint64_t creation_ps)
+{
+    uint64_t both = SECOND_AGAIN | SECOND_SITE;
+    if (request != SHIM_AUTO || shim_g.cfg.tune == 0 || (flags & both) != both || !consistent ||
+        rec->first_on_node) {
+        rec->prev.site = -1;
+        rec->last_pattern = 0;
+        return;
+    }
+    uint64_t t = rec->prev.exec_ps;
+    rec->prev = (shim_prev){.timed = 1,
+                            .exec_ps = t,
+                            .whole_ps = t + creation_ps,
+                            .slot = -1,
+                            .algo = PLAN_ALGO_NATIVE,
+                            .hist = -1,
+                            .site = rec->prev.site,
+                            .cls = -1,
+                            .over_key = PLAN_LEARN_HIT,
+                            .over_model_ps = shim_agree_model(rec->p),
+                            .first = 1};
+    rec->last_agreed = rec->calls; /* its time is charged as an agreed call's */
+}
 
 /* The second call a on a communicator whose first call deferred its record's creation (rec,
  * pending; NULL on a rank that could not make it, shim_comm_unmade): one allreduce of four
@@ -272,7 +316,8 @@ enum { SECOND_AGAIN = 8, SECOND_SITE = 16 };
  * exchange's first 66 calls pay one allreduce (before: the creation's at the first call and
  * tiny_again's at the second). Else the record is settled with this call's bound (unknown where
  * some receiver expects other bytes than are sent: that call is agreed, as at tiny_again) and
- * the call is decided as a first call (first_call, then the usual path). Returns 1 where it ran the call
+ * the call is decided as a first call (first_call, then the usual path), after the first call
+ * where teach_first says so. Returns 1 where it ran the call
  * (*rc), 0 where the caller goes on with *rec (NULL: the record could not be made on some
  * rank; the call runs MPI's algorithm). A function of agreed values only. */
 static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site, int *rc)
@@ -295,8 +340,10 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
     /* over ranks: AND of the flags, SUM of the balance (zero: no truncation anywhere), MAX of
      * this call's bound and of the first call's */
     uint64_t w[4] = {flags, balance, load, rec ? rec->first_load : 0};
+    uint64_t t0 = shim_ticks();
     if ((*rc = shim_agree_few(w, 4, 1, 1, a->comm)) != MPI_SUCCESS)
         w[0] = 0;
+    uint64_t creation_ps = (uint64_t)(shim_ticks_seconds(shim_ticks() - t0) * 1e12);
     int request = rec ? shim_comm_request(rec) : SHIM_AUTO;
     int cls1 = plan_learn_class(w[3]), cls2 = plan_learn_class(w[2]);
     int tiny = request == SHIM_AUTO && w[3] < SHIM_EXPLORE_MIN_BYTES &&
@@ -314,10 +361,10 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
     }
     if (!rec)
         return 0;
-    rec->prev.site = -1;
-    rec->last_pattern = 0;
-    if (!tiny)
+    if (!tiny) {
+        teach_first(rec, request, w[0], w[1] == 0, creation_ps);
         return 0;
+    }
     /* the first call, as first_call leaves it, then this one as tiny_again runs it */
     first_tiny(rec, site1 >= 0 ? &rec->sites.site[site1] : NULL, pattern1);
     rec->quiet_until = rec->calls++;

@@ -403,6 +403,7 @@ int shim_run_agreed(shim_call *c, uint64_t t0)
     c->cls = c->request == SHIM_AUTO && ag.ok
                  ? plan_learn_class(plan_summary_bound(&rec->summary, shim_g.cfg.duplex))
                  : -1;
+    shim_history_first(rec, c);
     shim_feedback(rec, &ag);
     shim_note_native_seen(rec, &ag, c->again);
     shim_history_update(rec, &ag, site, news);

@@ -44,11 +44,35 @@ static void learn(plan_history *h, const shim_prev *pv, uint64_t exec, uint64_t 
                                      (uint32_t)shim_g.cfg.budget);
     plan_learn_record(&h->learn, plan_learn_key(pv->algo, pv->variant), pv->cls, exec,
                       pv->model_ps);
-    plan_learn_record(&h->learn, pv->over_key, pv->cls, whole > exec ? whole - exec : 0,
-                      pv->over_model_ps);
+    if (pv->over_key >= 0)
+        plan_learn_record(&h->learn, pv->over_key, pv->cls, whole > exec ? whole - exec : 0,
+                          pv->over_model_ps);
     if (pv->optimistic_ps)
         plan_learn_record(&h->learn, plan_learn_key(pv->algo, PLAN_LEARN_BEFORE), pv->cls, exec,
                           pv->optimistic_ps);
+}
+
+/* The key variant of MPI's algorithm's model on rec (plan_forecast_in.native_variant): the
+ * one that knows the nodes, where every rank's node is known. */
+static int native_variant(const shim_comm *rec)
+{
+    return shim_topo_nodes(&rec->topo) != NULL;
+}
+
+void shim_history_first(shim_comm *rec, const shim_call *c)
+{
+    shim_prev *pv = &rec->prev;
+    if (!pv->first)
+        return;
+    pv->first = 0;
+    if (!c->again || c->cls < 0 || !plan_summary_consistent(&rec->summary))
+        return;
+    const shim_config *cfg = &shim_g.cfg;
+    pv->cls = c->cls;
+    pv->hist = c->hist;
+    pv->variant = native_variant(rec);
+    pv->model_ps = plan_summary_native_at(&rec->summary, shim_args_native_kind(c->a),
+                                          (plan_duplex)cfg->duplex, &cfg->cost);
 }
 
 void shim_history_update(shim_comm *rec, const shim_agreement *ag, plan_history *site,
@@ -94,7 +118,7 @@ void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history 
 {
     const shim_config *cfg = &shim_g.cfg;
     const plan_topo *t = shim_topo_nodes(&rec->topo);
-    int nodes = t != NULL;
+    int nodes = native_variant(rec);
     plan_forecast_in in = {.s = &rec->summary,
                            .kind = shim_args_native_kind(c->a),
                            .duplex = (plan_duplex)cfg->duplex,

@@ -39,6 +39,14 @@ int shim_history_ready(shim_comm *rec, long idx);
  * history for is turned off on every rank. */
 plan_history *shim_history_of(shim_comm *rec, const shim_agreement *ag);
 
+/* After the agreement of call c (c->again, c->cls and c->hist set), before anything learns
+ * from rec->prev: where that is the communicator's first call taught at its second (prev.first)
+ * and c is that call again on every rank with a consistent summary, gives it c's size class,
+ * history and MPI's model of c's agreed summary (the same pattern's), so that it teaches as an
+ * agreed call of MPI's algorithm; where c is not, it teaches nothing (its class stays -1). Else
+ * changes nothing. A function of agreed values only. */
+void shim_history_first(shim_comm *rec, const shim_call *c);
+
 /* After the agreement: learns from the previous agreed call (rec->prev, its times agreed in
  * ag) into its site's history and the communicator's, charges it to the budget (and its
  * exploration to its site's statistics on this rank), then counts this call and the calls run

@@ -153,6 +153,26 @@ for nm in "2 100" "4 60"; do
     [ "$(field "$r" "$site" algorithms.native)" = 20 ] || hr_fail "lone: not all native: $(cat "$r")"
 done
 
+# a communicator's first call of 2000 ints per pair (not too small to explore), one rank per
+# node (HRELAY_NODE_SIZE=1: bytes cross NICs), runs MPI's algorithm unchecked; where the second
+# call is the first again on every rank, at its site, the first call's time is learned at the
+# second's agreement (src/shim/exchange.c teach_first): that agreement's forecast finds MPI's
+# algorithm measured at the size; where rank 0 alone sends more at the second call, nothing is
+# learned from the first and the forecast says MPI's algorithm is not measured yet
+for n in 2 4; do
+    run_drift "$n" HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 -- ./tests/mpi/drift --calls 6 \
+        --mode lone --max 2000 --repeat 6 >/dev/null
+    first=$(grep -m1 "^hrelay: before gathering on" "$HR_TMP/err") ||
+        hr_fail "the same counts of 2000 ints on $n ranks: no forecast: $(cat "$HR_TMP/err")"
+    case $first in
+    *"not measured yet"*) hr_fail "the first call again on $n ranks: its time not learned: $first" ;;
+    esac
+    run_drift "$n" HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 -- ./tests/mpi/drift --calls 6 \
+        --mode lone --max 2000 >/dev/null
+    grep -m1 "^hrelay: before gathering on" "$HR_TMP/err" | grep -q "not measured yet" ||
+        hr_fail "rank 0's second call alone changed on $n ranks, yet the first taught: $(cat "$HR_TMP/err")"
+done
+
 # the first call after a run that a tiny call started is checked by the same five words
 # (exchange.c after_tiny_run): over 200 calls of a tiny site, drifting or the same counts on
 # every call, the checks at calls 2, 67 and 196 (after runs of 1, 64 and 128 calls) are its
