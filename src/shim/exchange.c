@@ -278,7 +278,8 @@ enum { SECOND_AGAIN = 8, SECOND_SITE = 16 };
  * the second call finds MPI's algorithm measured once at the size and the same call twice,
  * and what an agreement costs, as an agreed first call left it: where MPI's algorithm settles
  * it, the run that starts is sized by both (an incast of 1 KiB per rank on 16 emulated hosts
- * paid three allreduces in 20 calls, at the second, third and eleventh).
+ * paid three allreduces in 20 calls, two at the second and one at the third; with the first
+ * call's time alone, the third moved to the eleventh; with both, two).
  * Else the second call stands as the communicator's first agreed call, with nothing before
  * it. A function of agreed values only. */
 static void teach_first(shim_comm *rec, int request, uint64_t flags, int consistent,
