@@ -44,9 +44,8 @@ static void learn(plan_history *h, const shim_prev *pv, uint64_t exec, uint64_t 
                                      (uint32_t)shim_g.cfg.budget);
     plan_learn_record(&h->learn, plan_learn_key(pv->algo, pv->variant), pv->cls, exec,
                       pv->model_ps);
-    if (pv->over_key >= 0)
-        plan_learn_record(&h->learn, pv->over_key, pv->cls, whole > exec ? whole - exec : 0,
-                          pv->over_model_ps);
+    plan_learn_record(&h->learn, pv->over_key, pv->cls, whole > exec ? whole - exec : 0,
+                      pv->over_model_ps);
     if (pv->optimistic_ps)
         plan_learn_record(&h->learn, plan_learn_key(pv->algo, PLAN_LEARN_BEFORE), pv->cls, exec,
                           pv->optimistic_ps);
@@ -118,7 +117,7 @@ void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history 
 {
     const shim_config *cfg = &shim_g.cfg;
     const plan_topo *t = shim_topo_nodes(&rec->topo);
-    int nodes = native_variant(rec);
+    int nodes = t != NULL; /* native_variant(rec), without looking the nodes up again */
     plan_forecast_in in = {.s = &rec->summary,
                            .kind = shim_args_native_kind(c->a),
                            .duplex = (plan_duplex)cfg->duplex,

@@ -1,7 +1,8 @@
 # shellcheck shell=bash disable=SC2154 # PROG and NAME are set by the test
 # What the root tests of the emulated cluster share (tests/emu/smoke.sh, placement.sh): the
 # tool and the test program of the build tree, a temporary directory and the cluster NAME,
-# both removed at exit, a clean HRELAY_* environment, and helpers. Sourced from the top build
+# both removed at exit or on a signal (and a cluster an earlier, killed run of the test left
+# is removed first), a clean HRELAY_* environment, and helpers. Sourced from the top build
 # directory after the test has set PROG, NAME and fail().
 
 EMU=$PWD/hrelay-emucluster
@@ -21,7 +22,25 @@ cleanup() {
     emu destroy >/dev/null 2>&1
     rm -rf "$TMP"
 }
+# A signal (make check stopped, a CI timeout) exits, so the EXIT trap cleans up then too.
 trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# Removes the clusters an earlier run of this test left (one killed by SIGKILL): named as
+# this one is, its letters then a process id, where that process no longer runs.
+sweep_stale() {
+    local prefix=${NAME%%[0-9]*} name pid
+    for name in $("$EMU" list 2>/dev/null | sed -n 's/^\([a-z][a-z0-9]*\):.*/\1/p'); do
+        pid=${name#"$prefix"}
+        [[ $name != "$NAME" && $pid != "$name" && $pid =~ ^[0-9]+$ ]] || continue
+        kill -0 "$pid" 2>/dev/null && continue
+        echo "removing cluster $name, left by an earlier run (process $pid is gone)"
+        "$EMU" --name "$name" destroy >/dev/null 2>&1
+    done
+}
+sweep_stale
 unset HRELAY_ALGO HRELAY_REPORT HRELAY_DUMP HRELAY_VERBOSE HRELAY_DISABLE HRELAY_EMU_NAME \
     HRELAY_EMU_WAKEUP HRELAY_EMU_FINALIZE HRELAY_EMU_SPIN HRELAY_EMU_WAIT_MS HRELAY_EMU_VERBOSE \
     HRELAY_EMU_PAUSE_US

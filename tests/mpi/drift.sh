@@ -321,7 +321,7 @@ ran=$(run_drift 4 HRELAY_CONFIG="$HR_TMP/native-30x.cfg" HRELAY_EXPLORE_BUDGET=1
     --seed 11 --calls 30 --mode random --max 1500)
 set -- $ran
 [ "$1" = native ] || hr_fail "the first call did not measure MPI's algorithm: $ran"
-k=0 plans=0 first= runs=0 last=-1 at=-1
+k=0 plans=0 first='' runs=0 last=-1 at=-1
 for f in "$@"; do
     if [ "$f" != native ]; then
         plans=$((plans + 1))
