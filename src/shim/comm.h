@@ -51,7 +51,7 @@ typedef struct shim_prev {
     int first;         /* the communicator's first call, which ran MPI's algorithm unchecked,
                           taught at the second, its part of the first again on every rank
                           (deferred_second): its size class and model are the second call's
-                          agreed summary's (shim_first_taught) */
+                          agreed summary's (shim_history_first) */
 } shim_prev;
 
 /* hrelay's state for one user intracommunicator, an attribute of it. Only the thread making

@@ -242,6 +242,12 @@ static int tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, int *
     return 1;
 }
 
+/* The picoseconds since tick t0 (shim_ticks). */
+static uint64_t ps_since(uint64_t t0)
+{
+    return (uint64_t)(shim_ticks_seconds(shim_ticks() - t0) * 1e12);
+}
+
 /* A communicator's first call where its record's creation waits for the second call
  * (shim_comm_defers): it runs MPI's algorithm unchecked, without any communication of
  * hrelay's, and the record keeps what the second call's agreement compares with (this rank's
@@ -258,7 +264,7 @@ static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
     rec->calls++;
     uint64_t t0 = shim_ticks();
     int rc = shim_run_unchecked(a, rec, site, 1);
-    rec->prev.exec_ps = (uint64_t)(shim_ticks_seconds(shim_ticks() - t0) * 1e12);
+    rec->prev.exec_ps = ps_since(t0);
     return rc;
 }
 
@@ -344,7 +350,7 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
     uint64_t t0 = shim_ticks();
     if ((*rc = shim_agree_few(w, 4, 1, 1, a->comm)) != MPI_SUCCESS)
         w[0] = 0;
-    uint64_t creation_ps = (uint64_t)(shim_ticks_seconds(shim_ticks() - t0) * 1e12);
+    uint64_t creation_ps = ps_since(t0);
     int request = rec ? shim_comm_request(rec) : SHIM_AUTO;
     int cls1 = plan_learn_class(w[3]), cls2 = plan_learn_class(w[2]);
     int tiny = request == SHIM_AUTO && w[3] < SHIM_EXPLORE_MIN_BYTES &&
