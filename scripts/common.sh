@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by scripts/build, check, demo and bench-plan (sourced, not run): messages, the
 # repository root, and "bootstrap, configure and build if needed" for a build directory.
 # Callers use `set -euo pipefail` and set PROG to their own name before sourcing this file.

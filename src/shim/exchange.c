@@ -15,7 +15,10 @@
  *     to explore started, is decided by one allreduce of five words instead of the agreement
  *     where that finds every rank's call too small to explore and the last agreed call again,
  *     or alike at its site, with no truncation (tiny_again): it runs MPI's algorithm and
- *     starts the run the agreement would start (64 calls, then doubling).
+ *     starts the run the agreement would start (64 calls, then doubling). A communicator's
+ *     second call that is its first again at the same site, where this process remembers an
+ *     earlier communicator of its size settling that call on MPI's algorithm (settled.h), is
+ *     decided so by its record's creation alone and starts the run remembered.
  *   Agreed: every rank validates its arguments (describe.c, validate.c: MPICH's checks, in its
  *     order), matches its part of the pattern against the cache, prepares the cached plan's
  *     run (run.c; before agreeing, so that nothing can fail on one rank after the others
@@ -51,6 +54,7 @@
 #include "shim/history.h"
 #include "shim/log.h"
 #include "shim/quiet.h"
+#include "shim/settled.h"
 #include "shim/state.h"
 #include "shim/validate.h"
 
@@ -165,13 +169,13 @@ static int after_tiny_run(const shim_comm *rec, int request)
            rec->prev.tiny && !rec->prev.waited && rec->calls == rec->quiet_until + 1;
 }
 
-/* Runs call a, the last agreed call again (again) or a call alike at its site, too small to
- * explore on every rank and decided so by agreed words (tiny_again, deferred_second): MPI's
- * algorithm, counted as decided before gathering, its time teaching nothing; it stands for
- * the agreed call the next check compares with (its pattern, this rank's part) and starts the
- * run an agreement would start. *rc: MPI's result. */
-static void run_tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, uint64_t pattern,
-                           int again, int *rc)
+/* Runs call a, decided by agreed words without the agreement to run MPI's algorithm (what:
+ * why, for the log): counted as decided before gathering, its time teaching nothing; it stands
+ * for the agreed call the next check compares with (its pattern, this rank's part) and starts
+ * the run an agreement would start for the agreed call again (again) or not, at least floor_len
+ * calls (shim_update_quiet). *rc: MPI's result. */
+static void run_decided(shim_comm *rec, const shim_args *a, shim_site *site, uint64_t pattern,
+                        int again, const char *what, uint64_t floor_len, int *rc)
 {
     rec->agreed++;
     rec->last_pattern = pattern;
@@ -188,13 +192,24 @@ static void run_tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, 
     rec->last = PLAN_ALGO_NATIVE;
     rec->last_variant = PLAN_VARIANT_BASE;
     shim_log(2,
-             "%s on %d ranks: %s, too small to explore: native (decided before gathering, "
-             "without the agreement), %.6f s",
-             shim_args_name(a), rec->p,
-             again ? "the last agreed call again" : "a call alike at the last agreed call's site",
-             t);
-    shim_update_quiet(rec, 0, again, NULL, PLAN_RUN_MAX);
-    if (shim_alltoall_kind(a)) /* every rank called MPI_Alltoall(_c), too small to explore */
+             "%s on %d ranks: %s: native (decided before gathering, without the agreement), "
+             "%.6f s",
+             shim_args_name(a), rec->p, what, t);
+    shim_update_quiet(rec, 0, again, NULL, floor_len);
+}
+
+/* Runs call a, the last agreed call again (again) or a call alike at its site, too small to
+ * explore on every rank and decided so by agreed words (tiny_again, deferred_second): as
+ * run_decided, with the longest run (PLAN_RUN_MAX). *rc: MPI's result. */
+static void run_tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, uint64_t pattern,
+                           int again, int *rc)
+{
+    run_decided(rec, a, site, pattern, again,
+                again ? "the last agreed call again, too small to explore"
+                      : "a call alike at the last agreed call's site, too small to explore",
+                PLAN_RUN_MAX, rc);
+    if (*rc == MPI_SUCCESS && shim_alltoall_kind(a)) /* every rank called MPI_Alltoall(_c),
+                                                        too small to explore */
         rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p);
 }
 
@@ -270,7 +285,7 @@ static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
 
 /* The bits of the second call's agreement above the creation's flags, combined by AND: this
  * rank's call is its part of the first call again, and is at the first call's site. */
-enum { SECOND_AGAIN = 8, SECOND_SITE = 16 };
+enum { SECOND_AGAIN = 8, SECOND_SITE = 16, SECOND_SETTLED = 32 };
 
 /* The second call on rec, whose first deferred its record's creation, where it is not run as
  * a tiny call again (deferred_second; flags: the agreed flags, consistent: no receiver expects
@@ -313,24 +328,44 @@ static void teach_first(shim_comm *rec, int request, uint64_t flags, int consist
     rec->last_agreed = rec->calls; /* its time is charged as an agreed call's */
 }
 
+/* Whether the second call on rec, after its record's creation agreed the words w
+ * (deferred_second's), runs MPI's algorithm as a call an earlier communicator of its size
+ * settled on: under auto with learning and re-checks, no truncation, no run started at once
+ * (first_on_node), and every rank's call its part of the first call again at the first call's
+ * site, a call the process remembers settled (settled.h; w[4]: the longest run remembered). A
+ * function of agreed values only. */
+static int settled_second(const shim_comm *rec, int request, const uint64_t *w)
+{
+    uint64_t all = SECOND_AGAIN | SECOND_SITE | SECOND_SETTLED;
+    return request == SHIM_AUTO && shim_g.cfg.tune > 0 && shim_g.cfg.recheck > 0 &&
+           (w[0] & all) == all && !(w[0] & SHIM_ON_NODE) && w[1] == 0 && w[4] > 0 &&
+           !rec->first_on_node;
+}
+
 /* The second call a on a communicator whose first call deferred its record's creation (rec,
- * pending; NULL on a rank that could not make it, shim_comm_unmade): one allreduce of four
- * words agrees the creation (shim_comm_flags: SHIM_MADE and the others, the call's bound) and
+ * pending; NULL on a rank that could not make it, shim_comm_unmade): one allreduce of five
+ * words agrees the creation (shim_comm_flags: SHIM_MADE and the others, the call's bound),
  * what the five words of tiny_again check after a tiny first call (the first call's bound,
- * whether each rank's call is its part of the first call again or at its site, the balance).
+ * whether each rank's call is its part of the first call again or at its site, the balance)
+ * and the run of a call the process remembers settled (settled.h).
  * Where the first call was too small to explore and this one is that call again or alike at
  * its site, it runs MPI's algorithm and starts the run an agreement would start: a tiny
  * exchange's first 66 calls pay one allreduce (before: the creation's at the first call and
  * tiny_again's at the second). Else the record is settled with this call's bound (unknown where
  * some receiver expects other bytes than are sent: that call is agreed, as at tiny_again) and
  * the call is decided as a first call (first_call, then the usual path), after the first call
- * where teach_first says so. Returns 1 where it ran the call
+ * where teach_first says so; but where every rank's call is its part of the first again at its
+ * site, and a call this process remembers an earlier communicator of its size settling on MPI's
+ * algorithm before gathering (settled_second: the same words carry the run remembered), it runs
+ * MPI's algorithm and starts that run (a benchmark's fresh communicators of an incast of 1 KiB
+ * per rank on 16 emulated hosts with 5 ms switch buffers paid two allreduces at the second call,
+ * 1.4 - 2.7 ms against calls of 0.6 - 1.5). Returns 1 where it ran the call
  * (*rc), 0 where the caller goes on with *rec (NULL: the record could not be made on some
  * rank; the call runs MPI's algorithm). A function of agreed values only. */
 static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site, int *rc)
 {
     shim_comm *rec = *recp;
-    uint64_t pattern = 0, balance = 1, load;
+    uint64_t pattern = 0, balance = 1, load, run = 0;
     uint64_t flags = shim_comm_flags(rec, a, &load);
     if (rec) {
         exec_exchange x;
@@ -343,12 +378,16 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
             flags |= SECOND_AGAIN;
         if (site && site - rec->sites.site == rec->prev.site)
             flags |= SECOND_SITE;
+        if (flags & SECOND_AGAIN && flags & SECOND_SITE)
+            run = shim_settled_find(shim_g.world, rec, site, pattern);
+        if (run)
+            flags |= SECOND_SETTLED;
     }
     /* over ranks: AND of the flags, SUM of the balance (zero: no truncation anywhere), MAX of
-     * this call's bound and of the first call's */
-    uint64_t w[4] = {flags, balance, load, rec ? rec->first_load : 0};
+     * this call's bound, of the first call's and of the run remembered */
+    uint64_t w[5] = {flags, balance, load, rec ? rec->first_load : 0, run};
     uint64_t t0 = shim_ticks();
-    if ((*rc = shim_agree_few(w, 4, 1, 1, a->comm)) != MPI_SUCCESS)
+    if ((*rc = shim_agree_few(w, 5, 1, 1, a->comm)) != MPI_SUCCESS)
         w[0] = 0;
     uint64_t creation_ps = ps_since(t0);
     int request = rec ? shim_comm_request(rec) : SHIM_AUTO;
@@ -368,6 +407,20 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
     }
     if (!rec)
         return 0;
+    if (!tiny && settled_second(rec, request, w)) {
+        rec->calls++;
+        rec->last_agreed = rec->calls;
+        rec->prev = (shim_prev){.slot = -1,
+                                .algo = PLAN_ALGO_NATIVE,
+                                .hist = -1,
+                                .site = site1,
+                                .cls = plan_learn_class(w[2])};
+        run_decided(rec, a, site, pattern, 1,
+                    "the first call again, settled on MPI's algorithm on an earlier "
+                    "communicator of its size",
+                    w[4], rc);
+        return 1;
+    }
     if (!tiny) {
         teach_first(rec, request, w[0], w[1] == 0, creation_ps);
         return 0;

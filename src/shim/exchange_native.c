@@ -10,6 +10,7 @@
 #include "shim/history.h"
 #include "shim/log.h"
 #include "shim/quiet.h"
+#include "shim/settled.h"
 #include "shim/state.h"
 
 /* After an agreed call on rec that may have run a plan (or whose pattern may still be planned):
@@ -200,6 +201,12 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     int held = c->again || (fc->on_node && fc->settled);
     if (!hold)
         shim_update_quiet(rec, !fc->settled, held, fc->waiting ? &fc->wait : NULL, floor_len);
+    /* the same call again, settled on MPI's algorithm, its run sized by measured times (or
+     * too small to explore): a fresh communicator of this size finds it at its second call
+     * (settled.h) */
+    if (c->again && floor_len && fc->settled && !fc->waiting && !fc->on_node && !fc->exploring &&
+        !hold)
+        shim_settled_note(shim_g.world, rec, c->site, c->pattern, floor_len);
     if (fc->bound < SHIM_EXPLORE_MIN_BYTES && shim_alltoall_kind(c->a))
         rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p); /* every rank called
                                                                   MPI_Alltoall(_c) */

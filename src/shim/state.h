@@ -10,6 +10,7 @@
 
 #include "shim/comm_summary.h"
 #include "shim/settings.h"
+#include "shim/settled.h"
 #include "shim/site.h"
 
 struct shim_comm;
@@ -32,6 +33,7 @@ typedef struct shim_world {
     uint64_t *dumped; /* hashes of plans already written to HRELAY_DUMP */
     size_t ndumped, cap_dumped;
     int dump_warned;
+    shim_settled settled; /* calls MPI's algorithm settled, across communicators (settled.c) */
 } shim_world;
 
 /* A new, empty process-wide record; NULL when out of memory. */

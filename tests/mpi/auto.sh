@@ -178,7 +178,7 @@ steady_lines() {
          END { print n + 0; exit bad }' "$HR_TMP/err" ||
         hr_fail "a plan modeled no faster than MPI's steady calls is a candidate: $(cat "$HR_TMP/err")"
 }
-for attempt in 1 2; do
+for _ in 1 2; do
     steady_run 1
     steady_lines >/dev/null || exit 1
 done

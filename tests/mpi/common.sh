@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the tests/mpi/*.sh tests. They run from the top build directory (make check), where
 # tests/mpi/mpi-env.sh holds the configured launcher and the path of the built libhrelay.so.
 #
@@ -18,6 +19,7 @@ HR_TMP=$(mktemp -d "${TMPDIR:-/tmp}/hrelay-mpi.XXXXXX") || exit 99
 trap 'rm -rf "$HR_TMP"' EXIT
 
 # The rank counts every MPI test covers.
+# shellcheck disable=SC2034 # used by the tests that source this file
 HR_RANKS="1 2 3 4 5 7 8"
 
 # hr_fail MESSAGE: reports and ends the test with failure.

@@ -13,6 +13,13 @@
  *                       MPI_COMM_WORLD, or its ranks but the last), which MPICH gives the freed
  *                       handle: a record kept for the old one would run the call on the wrong
  *                       ranks; rank 0 prints "turns K rounds R bad B"
+ *   comms fresh K CALLS BYTES STEP [FORCED]
+ *                       K duplicates of MPI_COMM_WORLD in turn, each freed after CALLS checked
+ *                       MPI_Alltoallv at one site of about BYTES per pair, the last rank
+ *                       sending STEP more per pair on each duplicate than on the one before (0:
+ *                       the same exchange on every one), duplicate FORCED (1 .. K; 0: none)
+ *                       running direct (hrelay_set_algorithm; a failure counts as bad); rank 0
+ *                       prints "fresh K calls C bad B"
  *
  * D, M and O count communicators whose last call ran direct, MPI's algorithm, or anything else
  * (hrelay_last_algorithm, found with dlsym; all "other" without hrelay). B counts wrong bytes and
@@ -31,17 +38,18 @@ static unsigned char byte_of(int from, int to, int k, int call)
     return (unsigned char)(from * 131 + to * 17 + k * 7 + call * 3);
 }
 
-/* Runs two MPI_Alltoallv on comm (p ranks, this one `rank`) with about `bytes` per pair,
- * uneven; returns the number of wrong bytes plus failed calls. */
-static long exchange(MPI_Comm comm, int p, int rank, int bytes, unsigned char *sbuf,
-                     unsigned char *rbuf, int *sc, int *sd, int *rc, int *rd)
+/* Runs `calls` MPI_Alltoallv at one site on comm (p ranks, this one `rank`) with about `bytes`
+ * per pair, uneven, `last` more from the last rank; returns the number of wrong bytes plus
+ * failed calls. */
+static long exchange_n(MPI_Comm comm, int p, int rank, int bytes, int last, int calls,
+                       unsigned char *sbuf, unsigned char *rbuf, int *sc, int *sd, int *rc, int *rd)
 {
     long bad = 0;
-    for (int call = 0; call < 2; call++) {
+    for (int call = 0; call < calls; call++) {
         int so = 0, ro = 0;
         for (int j = 0; j < p; j++) {
-            sc[j] = bytes + (rank + j) % 3;
-            rc[j] = bytes + (j + rank) % 3;
+            sc[j] = bytes + (rank + j) % 3 + (rank == p - 1 ? last : 0);
+            rc[j] = bytes + (j + rank) % 3 + (j == p - 1 ? last : 0);
             sd[j] = so;
             rd[j] = ro;
             for (int k = 0; k < sc[j]; k++)
@@ -59,6 +67,48 @@ static long exchange(MPI_Comm comm, int p, int rank, int bytes, unsigned char *s
                 bad += rbuf[rd[j] + k] != byte_of(j, rank, k, call);
     }
     return bad;
+}
+
+/* Two calls of exchange_n, evenly. */
+static long exchange(MPI_Comm comm, int p, int rank, int bytes, unsigned char *sbuf,
+                     unsigned char *rbuf, int *sc, int *sd, int *rc, int *rd)
+{
+    return exchange_n(comm, p, rank, bytes, 0, 2, sbuf, rbuf, sc, sd, rc, rd);
+}
+
+typedef int (*set_fn)(MPI_Comm, const char *);
+
+/* comms fresh K CALLS BYTES STEP [FORCED] (see the file comment). */
+static int fresh(int k, int calls, int bytes, int step, int forced)
+{
+    set_fn set = (set_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_set_algorithm");
+    int p, rank;
+    MPI_Comm_size(MPI_COMM_WORLD, &p);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    size_t most = ((size_t)bytes + 2 + (size_t)k * (size_t)step) * (size_t)p;
+    unsigned char *sbuf = malloc(most), *rbuf = malloc(most);
+    int *counts = malloc(4 * (size_t)p * sizeof *counts);
+    if (!sbuf || !rbuf || !counts) {
+        fprintf(stderr, "comms: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    long bad = 0;
+    for (int i = 0; i < k; i++) {
+        MPI_Comm c;
+        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        if (i + 1 == forced && (!set || set(c, "direct") != 0))
+            bad++;
+        bad += exchange_n(c, p, rank, bytes, i * step, calls, sbuf, rbuf, counts, counts + p,
+                          counts + 2 * p, counts + 3 * p);
+        MPI_Comm_free(&c);
+    }
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("fresh %d calls %d bad %ld\n", k, calls, bad);
+    free(counts);
+    free(sbuf);
+    free(rbuf);
+    return 0;
 }
 
 /* Communicator k of `turns` (see the file comment): a duplicate of MPI_COMM_WORLD where k + kind
@@ -128,6 +178,14 @@ int main(int argc, char **argv)
 {
     int hold = argc == 3 && strcmp(argv[1], "hold") == 0;
     int cycle = argc == 4 && strcmp(argv[1], "cycle") == 0;
+    if ((argc == 6 || argc == 7) && strcmp(argv[1], "fresh") == 0 && atoi(argv[2]) > 0 &&
+        atoi(argv[3]) > 0 && atoi(argv[4]) >= 0 && atoi(argv[5]) >= 0) {
+        MPI_Init(&argc, &argv);
+        int rc = fresh(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]),
+                       argc == 7 ? atoi(argv[6]) : 0);
+        MPI_Finalize();
+        return rc;
+    }
     if (argc == 5 && strcmp(argv[1], "turns") == 0 && atoi(argv[2]) > 0 && atoi(argv[3]) > 0) {
         MPI_Init(&argc, &argv);
         int rc = turns(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
@@ -136,7 +194,7 @@ int main(int argc, char **argv)
     }
     if (!hold && !cycle) {
         fprintf(stderr, "usage: comms hold BYTES | comms cycle K BYTES | comms turns K ROUNDS "
-                        "BYTES\n");
+                        "BYTES | comms fresh K CALLS BYTES STEP [FORCED]\n");
         return 2;
     }
     int limit = cycle ? atoi(argv[2]) : 1 << 20, bytes = atoi(argv[argc - 1]);

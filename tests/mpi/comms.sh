@@ -6,7 +6,10 @@
 # with plans forced, the first 128 plan, the others run MPI's algorithm with one warning, and the
 # program loses at most 128 communicators; communicators freed give their duplicates back. The
 # report's communicators count the duplicates made (private) and refused (declined). Then
-# communicators in turn, freed and replaced (handles reused): every byte right.
+# communicators in turn, freed and replaced (handles reused): every byte right. Fresh
+# communicators of one size with the same exchange: the second call of each after the first
+# runs MPI's algorithm on the record's creation alone where the first settled on it, never where
+# one rank's part of the exchange changed, and not after a plan ran the exchange.
 . "${srcdir:-.}/tests/mpi/common.sh"
 out=$HR_TMP/out
 err=$HR_TMP/err
@@ -84,4 +87,35 @@ for run in "3 auto 16" "4 auto 16" "3 direct 64"; do
     grep -q '^turns 6 rounds 24 bad 0$' "$out" ||
         hr_fail "comms turns on $1 ranks, $2: $(cat "$out" "$err")"
 done
+
+# fresh communicators of one size making the same exchange at one site, as a benchmark's runs
+# (one rank per node: HRELAY_NODE_SIZE=1; MPI's algorithm settled by a model that makes plans
+# slow): from the second communicator on, the second call runs MPI's algorithm on its record's
+# creation alone (src/shim/settled.c; the log says so once per communicator), never where one
+# rank's part of the exchange changes between communicators (every rank must agree on it); every
+# byte right
+cat >"$HR_TMP/plan-never.cfg" <<'CFG'
+step_s = 0.5
+native_percent = 0
+CFG
+settled() { grep -c "settled on MPI's algorithm on an earlier communicator" "$err"; }
+for run in "2 0 4" "3 0 4" "3 64 0" "4 64 0"; do
+    # shellcheck disable=SC2086 # ranks, step, expected count
+    set -- $run
+    hr_run "$1" HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
+        ./tests/mpi/comms fresh 5 12 8192 "$2" >"$out" 2>"$err" ||
+        hr_fail "comms fresh on $1 ranks, step $2: $(cat "$out" "$err")"
+    grep -q '^fresh 5 calls 12 bad 0$' "$out" ||
+        hr_fail "comms fresh on $1 ranks, step $2: $(cat "$out" "$err")"
+    [ "$(settled)" = "$3" ] ||
+        hr_fail "comms fresh on $1 ranks, step $2: $(settled) second calls settled, not $3: $(cat "$err")"
+done
+# a plan that runs the call makes the process forget it: the third communicator agrees its
+# second call again (and settles it anew), the fourth finds it
+hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
+    ./tests/mpi/comms fresh 4 12 8192 0 2 >"$out" 2>"$err" ||
+    hr_fail "comms fresh, the second forced: $(cat "$out" "$err")"
+grep -q '^fresh 4 calls 12 bad 0$' "$out" || hr_fail "comms fresh, the second forced: $(cat "$out" "$err")"
+[ "$(settled)" = 1 ] ||
+    hr_fail "comms fresh, the second forced: $(settled) second calls settled, not 1: $(cat "$err")"
 exit 0

@@ -5,6 +5,7 @@
 # of settings is listed, takes a valid value and refuses an invalid one (exit 2), as do
 # malformed command lines; a real run through the wrapper is intercepted (the report appears)
 # and right.
+# shellcheck disable=SC2154 # hr_option_* and hr_check: arrays the eval below defines
 . "${srcdir:-.}/tests/mpi/common.sh"
 run=./hrelay-run
 "$run" --help | grep -q '^Usage: hrelay-run \[hrelay options\]' || hr_fail "--help"

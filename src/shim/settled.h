@@ -1,0 +1,45 @@
+/* Calls that MPI's algorithm settled, remembered across communicators (settled.c): a program
+ * that makes the same exchange at the same site on fresh communicators of one size (a
+ * benchmark's runs, a library that duplicates its caller's communicator per object) finds at
+ * the new communicator's second call what the earlier one decided, so that the second call
+ * agrees the record's creation alone instead of the creation and the agreement (exchange.c,
+ * deferred_second). */
+#ifndef HRELAY_SHIM_SETTLED_H
+#define HRELAY_SHIM_SETTLED_H
+
+#include <stdint.h>
+
+struct shim_comm;
+struct shim_site;
+struct shim_world;
+
+/* Calls remembered per process (the oldest goes). */
+enum { SHIM_SETTLED_MAX = 32 };
+
+/* The process's memory of settled calls (in the world's record, under its lock). A call is
+ * known by this rank's key of it: its site, the communicator's size and node layout, and this
+ * rank's part of its pattern. */
+typedef struct shim_settled {
+    uint64_t key[SHIM_SETTLED_MAX]; /* each call's key, 0: free */
+    uint64_t run[SHIM_SETTLED_MAX]; /* the unchecked run its agreement started, in calls */
+    int next;                       /* the entry the next new call takes */
+    int used;                       /* entries not free */
+} shim_settled;
+
+/* Remembers that an agreed call on rec at site, with this rank's part of the pattern
+ * `pattern`, settled on MPI's algorithm before gathering and started an unchecked run of `run`
+ * calls. Nothing where run is 0, site or pattern missing, or rec's topology is not known
+ * without communication (then no communicator finds it). */
+void shim_settled_note(struct shim_world *w, const struct shim_comm *rec,
+                       const struct shim_site *site, uint64_t pattern, uint64_t run);
+
+/* Forgets that call (a plan ran it); cheap where nothing is remembered. */
+void shim_settled_forget(struct shim_world *w, const struct shim_comm *rec,
+                         const struct shim_site *site, uint64_t pattern);
+
+/* The run remembered for that call on any communicator of rec's size and node layout, 0 where
+ * none (w NULL included). */
+uint64_t shim_settled_find(struct shim_world *w, const struct shim_comm *rec,
+                           const struct shim_site *site, uint64_t pattern);
+
+#endif
