@@ -157,7 +157,8 @@ shim_comm *shim_comm_find(MPI_Comm comm);
 shim_comm *shim_comm_create(MPI_Comm comm, const shim_args *a);
 
 /* The flags of a record's creation, each combined by AND over ranks (shim_comm_flags): the
- * rank made its record, found its topology, and no byte of the creating call leaves its node.
+ * rank made its record, found its topology, and no byte of the creating call leaves its node
+ * (of two nodes or more: a communicator on one node has none to stay on, as its summaries).
  * The bits above SHIM_CREATION_FLAGS are the caller's. */
 enum { SHIM_MADE = 1, SHIM_TOPO_OK = 2, SHIM_ON_NODE = 4, SHIM_CREATION_FLAGS = 7 };
 

@@ -286,9 +286,11 @@ uint64_t shim_comm_flags(const shim_comm *rec, const shim_args *a, uint64_t *loa
     *load = 0;
     if (!rec)
         return 0;
-    /* nodes of several ranks known here (else no node to stay on) */
-    const int32_t *node = rec->topo_local && rec->topo_ok && rec->topo.t.p ? rec->topo.t.node_of
-                                                                           : NULL;
+    /* nodes of several ranks known here, two or more of them as the agreed calls' summaries
+     * see them (shim_topo_nodes; else no node to stay on: a communicator on one node is
+     * decided as one with a rank per node) */
+    const plan_topo *nodes = rec->topo_local && rec->topo_ok ? shim_topo_nodes(&rec->topo) : NULL;
+    const int32_t *node = nodes ? nodes->node_of : NULL;
     uint64_t off = UINT64_MAX;
     *load = shim_args_load(a, rec->p, rec->rank, shim_g.cfg.duplex == PLAN_DUPLEX_HALF, node, &off);
     return SHIM_MADE | (rec->topo_ok ? SHIM_TOPO_OK : 0u) | (node && off == 0 ? SHIM_ON_NODE : 0u);
