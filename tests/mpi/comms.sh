@@ -9,7 +9,8 @@
 # communicators in turn, freed and replaced (handles reused): every byte right. Fresh
 # communicators of one size with the same exchange: the second call of each after the first
 # runs MPI's algorithm on the record's creation alone where the first settled on it, never where
-# one rank's part of the exchange changed, and not after a plan ran the exchange.
+# one rank's part of the exchange changed, and not after a plan ran the exchange; on one node
+# as with one rank per node.
 . "${srcdir:-.}/tests/mpi/common.sh"
 out=$HR_TMP/out
 err=$HR_TMP/err
@@ -110,6 +111,17 @@ for run in "2 0 4" "3 0 4" "3 64 0" "4 64 0"; do
     [ "$(settled)" = "$3" ] ||
         hr_fail "comms fresh on $1 ranks, step $2: $(settled) second calls settled, not $3: $(cat "$err")"
 done
+# all ranks on one node (HRELAY_NODE_SIZE=auto, this machine): decided as one rank per node from
+# the creation on, so the same (before, the creation took one node as within its node and started
+# a run of 8 unchecked calls, which its agreements then did not; nothing was remembered)
+hr_run 2 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
+    ./tests/mpi/comms fresh 5 12 8192 0 >"$out" 2>"$err" ||
+    hr_fail "comms fresh on one node: $(cat "$out" "$err")"
+grep -q '^fresh 5 calls 12 bad 0$' "$out" || hr_fail "comms fresh on one node: $(cat "$out" "$err")"
+[ "$(settled)" = 4 ] ||
+    hr_fail "comms fresh on one node: $(settled) second calls settled, not 4: $(cat "$err")"
+! grep -q "leaves its node" "$err" ||
+    hr_fail "comms fresh on one node: a run for a call within its node: $(cat "$err")"
 # a plan that runs the call makes the process forget it: the third communicator agrees its
 # second call again (and settles it anew), the fourth finds it
 hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
