@@ -284,8 +284,10 @@ static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
 }
 
 /* The bits of the second call's agreement above the creation's flags, combined by AND: this
- * rank's call is its part of the first call again, and is at the first call's site. */
-enum { SECOND_AGAIN = 8, SECOND_SITE = 16, SECOND_SETTLED = 32 };
+ * rank's call is its part of the first call again, is at the first call's site, is a call this
+ * process remembers settled (settled.h), and is at a site whose drifting calls it remembers
+ * settled. */
+enum { SECOND_AGAIN = 8, SECOND_SITE = 16, SECOND_SETTLED = 32, SECOND_DRIFT = 64 };
 
 /* The second call on rec, whose first deferred its record's creation, where it is not run as
  * a tiny call again (deferred_second; flags: the agreed flags, consistent: no receiver expects
@@ -328,44 +330,66 @@ static void teach_first(shim_comm *rec, int request, uint64_t flags, int consist
     rec->last_agreed = rec->calls; /* its time is charged as an agreed call's */
 }
 
-/* Whether the second call on rec, after its record's creation agreed the words w
- * (deferred_second's), runs MPI's algorithm as a call an earlier communicator of its size
- * settled on: under auto with learning and re-checks, no truncation, no run started at once
- * (first_on_node), and every rank's call its part of the first call again at the first call's
- * site, a call the process remembers settled (settled.h; w[4]: the longest run remembered). A
- * function of agreed values only. */
-static int settled_second(const shim_comm *rec, int request, const uint64_t *w)
+/* Whether the second call on a communicator, after its record's creation agreed the words w
+ * (deferred_second's), may run MPI's algorithm as an earlier communicator of its size settled
+ * it: under auto with learning and re-checks, no truncation, and no run started at once (no
+ * SHIM_ON_NODE, which is first_on_node). A function of agreed values only. */
+static int second_may_settle(int request, const uint64_t *w)
 {
-    uint64_t all = SECOND_AGAIN | SECOND_SITE | SECOND_SETTLED;
     return request == SHIM_AUTO && shim_g.cfg.tune > 0 && shim_g.cfg.recheck > 0 &&
-           (w[0] & all) == all && !(w[0] & SHIM_ON_NODE) && w[1] == 0 && w[4] > 0 &&
-           !rec->first_on_node;
+           !(w[0] & SHIM_ON_NODE) && w[1] == 0;
+}
+
+/* The run the second call starts as a call an earlier communicator settled (second_may_settle,
+ * the words w): where every rank's call is its part of the first call again at the first
+ * call's site and a call the process remembers settled, the longest run remembered (w[4]);
+ * where every rank's call is at the first call's site, some rank's part differs from its part
+ * of the first call (the calls drift: a fixed pattern at a site that also drifts is never
+ * taken for drifting), and the site's drifting calls of this call's size class (by its agreed
+ * bound, w[2]) every rank remembers settled, the longest run
+ * remembered (w[6]'s low half; w[5] the highest class remembered, w[6]'s high half 255 less
+ * the lowest); else 0. *drift: the second case. A function of agreed values only. */
+static uint64_t settled_run(const uint64_t *w, int *drift)
+{
+    uint64_t call = SECOND_AGAIN | SECOND_SITE | SECOND_SETTLED, site = SECOND_SITE | SECOND_DRIFT;
+    *drift = 0;
+    if ((w[0] & call) == call && w[4] > 0)
+        return w[4];
+    uint64_t cls = (uint64_t)plan_learn_class(w[2]);
+    if ((w[0] & site) != site || (w[0] & SECOND_AGAIN) || w[5] != cls || 255 - (w[6] >> 32) != cls)
+        return 0;
+    *drift = 1;
+    return w[6] & UINT32_MAX;
 }
 
 /* The second call a on a communicator whose first call deferred its record's creation (rec,
- * pending; NULL on a rank that could not make it, shim_comm_unmade): one allreduce of five
+ * pending; NULL on a rank that could not make it, shim_comm_unmade): one allreduce of seven
  * words agrees the creation (shim_comm_flags: SHIM_MADE and the others, the call's bound),
  * what the five words of tiny_again check after a tiny first call (the first call's bound,
  * whether each rank's call is its part of the first call again or at its site, the balance)
- * and the run of a call the process remembers settled (settled.h).
+ * and what the process remembers settled (settled.h): the run of this call, or the class and
+ * run of its site's drifting calls.
  * Where the first call was too small to explore and this one is that call again or alike at
  * its site, it runs MPI's algorithm and starts the run an agreement would start: a tiny
  * exchange's first 66 calls pay one allreduce (before: the creation's at the first call and
  * tiny_again's at the second). Else the record is settled with this call's bound (unknown where
  * some receiver expects other bytes than are sent: that call is agreed, as at tiny_again) and
  * the call is decided as a first call (first_call, then the usual path), after the first call
- * where teach_first says so; but where every rank's call is its part of the first again at its
- * site, and a call this process remembers an earlier communicator of its size settling on MPI's
- * algorithm before gathering (settled_second: the same words carry the run remembered), it runs
- * MPI's algorithm and starts that run (a benchmark's fresh communicators of an incast of 1 KiB
- * per rank on 16 emulated hosts with 5 ms switch buffers paid two allreduces at the second call,
- * 1.4 - 2.7 ms against calls of 0.6 - 1.5). Returns 1 where it ran the call
- * (*rc), 0 where the caller goes on with *rec (NULL: the record could not be made on some
- * rank; the call runs MPI's algorithm). A function of agreed values only. */
+ * where teach_first says so; but where an earlier communicator of its size settled it on MPI's
+ * algorithm before gathering (settled_run: every rank's call its part of the first again at
+ * its site and remembered, or a drifting call at the first call's site whose drifting calls of
+ * its class every rank remembers), it runs MPI's algorithm and starts the run remembered (a
+ * benchmark's fresh communicators of an incast of 1 KiB per rank on 16 emulated hosts with 5
+ * ms switch buffers paid two allreduces at the second call, 1.4 - 2.7 ms against calls of 0.6
+ * - 1.5; of a sample sort of 8 KiB per rank with new splitters on every call on one node, two
+ * allreduces at the second call and one at each of the next two, 14 % of 20 calls). Returns 1
+ * where it ran the call (*rc), 0 where the caller goes on with *rec (NULL: the record could not
+ * be made on some rank; the call runs MPI's algorithm). A function of agreed values only. */
 static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site, int *rc)
 {
     shim_comm *rec = *recp;
-    uint64_t pattern = 0, balance = 1, load, run = 0;
+    uint64_t pattern = 0, balance = 1, load, run = 0, site_run = 0;
+    int site_cls = 0;
     uint64_t flags = shim_comm_flags(rec, a, &load);
     if (rec) {
         exec_exchange x;
@@ -382,12 +406,24 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
             run = shim_settled_find(shim_g.world, rec, site, pattern);
         if (run)
             flags |= SECOND_SETTLED;
+        if (flags & SECOND_SITE)
+            site_run = shim_settled_find_site(shim_g.world, rec, site, &site_cls);
+        if (site_run)
+            flags |= SECOND_DRIFT;
     }
     /* over ranks: AND of the flags, SUM of the balance (zero: no truncation anywhere), MAX of
-     * this call's bound, of the first call's and of the run remembered */
-    uint64_t w[5] = {flags, balance, load, rec ? rec->first_load : 0, run};
+     * this call's bound, of the first call's, of the run remembered, of the class of the
+     * site's drifting calls remembered and of 255 less it with their run below */
+    site_run = site_run < UINT32_MAX ? site_run : UINT32_MAX;
+    uint64_t w[7] = {flags,
+                     balance,
+                     load,
+                     rec ? rec->first_load : 0,
+                     run,
+                     (uint64_t)site_cls,
+                     (uint64_t)(255 - site_cls) << 32 | site_run};
     uint64_t t0 = shim_ticks();
-    if ((*rc = shim_agree_few(w, 5, 1, 1, a->comm)) != MPI_SUCCESS)
+    if ((*rc = shim_agree_few(w, 7, 1, 1, a->comm)) != MPI_SUCCESS)
         w[0] = 0;
     uint64_t creation_ps = ps_since(t0);
     int request = rec ? shim_comm_request(rec) : SHIM_AUTO;
@@ -407,7 +443,9 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
     }
     if (!rec)
         return 0;
-    if (!tiny && settled_second(rec, request, w)) {
+    int drift = 0;
+    uint64_t settled = !tiny && second_may_settle(request, w) ? settled_run(w, &drift) : 0;
+    if (settled) {
         rec->calls++;
         rec->last_agreed = rec->calls;
         rec->prev = (shim_prev){.slot = -1,
@@ -416,9 +454,11 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
                                 .site = site1,
                                 .cls = plan_learn_class(w[2])};
         run_decided(rec, a, site, pattern, 1,
-                    "the first call again, settled on MPI's algorithm on an earlier "
-                    "communicator of its size",
-                    w[4], rc);
+                    drift ? "a call at the first call's site, whose drifting calls of its size "
+                            "settled on MPI's algorithm on an earlier communicator of its size"
+                          : "the first call again, settled on MPI's algorithm on an earlier "
+                            "communicator of its size",
+                    settled, rc);
         return 1;
     }
     if (!tiny) {

@@ -62,9 +62,9 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0);
  * plan may run (may_plan) or before enough agreed calls in a row without one (fewer with
  * again); never more than HRELAY_RECHECK, floor_len at least where that is no more, and with
  * wait (NULL: none) not past the call at which exploring the waiting candidate is expected to be
- * allowed. */
-void shim_update_quiet(shim_comm *rec, int may_plan, int again, const plan_wait *wait,
-                       uint64_t floor_len);
+ * allowed. Returns the length of the run it started, 0 for none. */
+uint64_t shim_update_quiet(shim_comm *rec, int may_plan, int again, const plan_wait *wait,
+                           uint64_t floor_len);
 
 /* Adds one agreed call of family algo run as variant `variant` (PLAN_VARIANT_*) to site's
  * statistics: nothing where site is NULL. */

@@ -32,18 +32,18 @@
  * give only for the same call twice in a row (plan_run_floor), or two calls too small to
  * explore and alike (PLAN_RUN_MAX: on one node an agreement costs two calls of 1 KiB per rank);
  * 0 for none. */
-void shim_update_quiet(shim_comm *rec, int may_plan, int again, const plan_wait *wait,
-                       uint64_t floor_len)
+uint64_t shim_update_quiet(shim_comm *rec, int may_plan, int again, const plan_wait *wait,
+                           uint64_t floor_len)
 {
     if (shim_g.cfg.recheck == 0)
-        return;
+        return 0;
     if (may_plan) {
         rec->last_planned = rec->agreed;
         rec->quiet_len = SHIM_QUIET_FIRST;
-        return;
+        return 0;
     }
     if (rec->agreed - rec->last_planned < (again ? 1u : QUIET_AFTER))
-        return;
+        return 0;
     uint64_t cap = (uint64_t)shim_g.cfg.recheck;
     uint64_t len = rec->quiet_len < cap ? rec->quiet_len : cap;
     if (floor_len > len)
@@ -54,7 +54,7 @@ void shim_update_quiet(shim_comm *rec, int may_plan, int again, const plan_wait 
                              : plan_budget_calls_until(&rec->budget, wait->pred_ps, budget);
     if (until < len) {
         if (until == 0)
-            return; /* exploring may go ahead at the next call */
+            return 0; /* exploring may go ahead at the next call */
         len = until;
     } else {
         rec->quiet_len = 2 * len;
@@ -63,6 +63,7 @@ void shim_update_quiet(shim_comm *rec, int may_plan, int again, const plan_wait 
     rec->prev.slot = -1;
     shim_log(2, "on %d ranks: the next %llu calls run MPI's algorithm unchecked", rec->p,
              (unsigned long long)len);
+    return len;
 }
 
 /* Adds one agreed call to a site's statistics (site may be NULL: out of memory, not
@@ -186,27 +187,35 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
      * 16 emulated hosts an agreement costs half a call of 64 KiB per rank: 31 such calls
      * agreed 4 times with runs of 8 and 16) */
     const plan_learn_view *v = &fc->learned;
-    int measured = c->again && v->samples[PLAN_LEARN_HIT] >= FLOOR_SAMPLES &&
+    int measured = v->samples[PLAN_LEARN_HIT] >= FLOOR_SAMPLES &&
                    v->samples[plan_learn_key(PLAN_ALGO_NATIVE, fc->native_variant)] >=
                        FLOOR_SAMPLES;
-    uint64_t floor_len =
-        tiny_again ? PLAN_RUN_MAX
-        : measured ? plan_run_floor(plan_learn_apply(shim_agree_model(rec->p), fc->ratio_hit),
-                                    fc->native_ps)
-                   : 0;
+    uint64_t worth = measured
+                         ? plan_run_floor(plan_learn_apply(shim_agree_model(rec->p), fc->ratio_hit),
+                                          fc->native_ps)
+                         : 0;
+    uint64_t floor_len = tiny_again ? PLAN_RUN_MAX : c->again ? worth : 0;
     /* nothing crosses a NIC: settled whatever the pattern and MPI's times, so the run starts
      * after this agreement as after the same call twice (on 8 emulated hosts x 4 ranks an
      * FFT's Y -> Z transpose, all within nodes, paid 20 - 35 ms for its second agreement
-     * against MPI's 42 ms per call) */
-    int held = c->again || (fc->on_node && fc->settled);
-    if (!hold)
-        shim_update_quiet(rec, !fc->settled, held, fc->waiting ? &fc->wait : NULL, floor_len);
-    /* the same call again, settled on MPI's algorithm, its run sized by measured times (or
-     * too small to explore): a fresh communicator of this size finds it at its second call
-     * (settled.h) */
-    if (c->again && floor_len && fc->settled && !fc->waiting && !fc->on_node && !fc->exploring &&
-        !hold)
+     * against MPI's 42 ms per call); so it does after a call too small to explore that follows
+     * another at its site (tiny_again: as much evidence as the same call twice; a sample sort
+     * of 8 KiB per rank with new splitters on every call, too short to explore on one node,
+     * agreed a third call before its run) */
+    int held = c->again || tiny_again || (fc->on_node && fc->settled);
+    uint64_t started = hold ? 0
+                            : shim_update_quiet(rec, !fc->settled, held,
+                                                fc->waiting ? &fc->wait : NULL, floor_len);
+    /* settled on MPI's algorithm, its run sized by measured times (or too small to explore),
+     * with no family waiting, crossing NICs: a fresh communicator of this size finds it at its
+     * second call (settled.h): the same call again by its pattern; a new pattern whose run
+     * started (after agreed calls in a row that did not plan) by its site, with the run its
+     * times make worth an agreement */
+    int remember = started && fc->settled && !fc->waiting && !fc->on_node && !fc->exploring;
+    if (remember && c->again && floor_len)
         shim_settled_note(shim_g.world, rec, c->site, c->pattern, floor_len);
+    else if (remember && !c->again && worth)
+        shim_settled_note_site(shim_g.world, rec, c->site, fc->cls, worth);
     if (fc->bound < SHIM_EXPLORE_MIN_BYTES && shim_alltoall_kind(c->a))
         rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p); /* every rank called
                                                                   MPI_Alltoall(_c) */

@@ -6,19 +6,14 @@
 #include "shim/state.h"
 
 /* This rank's key of the call (see settled.h): equal for the same site, communicator size,
- * node layout and part of the pattern; 0 where it has none. */
+ * node layout and part of the pattern (0: the site's drifting calls, a key no call's pattern
+ * gives); 0 where it has none. */
 static uint64_t key_of(const shim_comm *rec, const shim_site *site, uint64_t pattern)
 {
-    if (!rec || !site || !pattern || !rec->topo_local || !rec->topo_ok)
+    if (!rec || !site || !rec->topo_local || !rec->topo_ok)
         return 0;
-    uint64_t w[3] = {(uint64_t)site->key, (uint64_t)rec->p, pattern};
-    uint64_t h = plan_hash_words(PLAN_HASH_START, w, 3);
-    const plan_topo *t = &rec->topo.t;
-    for (int i = 0; i < t->p; i++) {
-        uint64_t node = (uint64_t)(uint32_t)t->node_of[i];
-        h = plan_hash_words(h, &node, 1);
-    }
-    return h | 1;
+    uint64_t w[4] = {(uint64_t)site->key, (uint64_t)rec->p, pattern, rec->topo.layout};
+    return plan_hash_words(PLAN_HASH_START, w, 4) | 1;
 }
 
 /* The entry of key in s, -1 where none. */
@@ -30,10 +25,9 @@ static int entry(const shim_settled *s, uint64_t key)
     return -1;
 }
 
-void shim_settled_note(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern,
-                       uint64_t run)
+/* Remembers key with run and cls (key 0: nothing). */
+static void note(shim_world *w, uint64_t key, uint64_t run, int cls)
 {
-    uint64_t key = w && run ? key_of(rec, site, pattern) : 0;
     if (!key)
         return;
     shim_world_lock(w);
@@ -46,7 +40,30 @@ void shim_settled_note(shim_world *w, const shim_comm *rec, const shim_site *sit
         s->key[i] = key;
     }
     s->run[i] = run;
+    s->cls[i] = cls;
     shim_world_unlock(w);
+}
+
+void shim_settled_note(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern,
+                       uint64_t run)
+{
+    note(w, w && run && pattern ? key_of(rec, site, pattern) : 0, run, 0);
+}
+
+void shim_settled_note_site(shim_world *w, const shim_comm *rec, const shim_site *site, int cls,
+                            uint64_t run)
+{
+    note(w, w && run ? key_of(rec, site, 0) : 0, run, cls);
+}
+
+/* Forgets key's entry, if any (the world locked). */
+static void drop(shim_settled *s, uint64_t key)
+{
+    int i = key ? entry(s, key) : -1;
+    if (i >= 0) {
+        s->key[i] = s->run[i] = 0;
+        s->used--;
+    }
 }
 
 void shim_settled_forget(shim_world *w, const shim_comm *rec, const shim_site *site,
@@ -56,24 +73,36 @@ void shim_settled_forget(shim_world *w, const shim_comm *rec, const shim_site *s
         return;
     shim_world_lock(w);
     shim_settled *s = &w->settled;
-    uint64_t key = s->used ? key_of(rec, site, pattern) : 0;
-    int i = key ? entry(s, key) : -1;
-    if (i >= 0) {
-        s->key[i] = s->run[i] = 0;
-        s->used--;
-    }
+    if (s->used && pattern)
+        drop(s, key_of(rec, site, pattern));
+    if (s->used)
+        drop(s, key_of(rec, site, 0));
     shim_world_unlock(w);
 }
 
-uint64_t shim_settled_find(shim_world *w, const shim_comm *rec, const shim_site *site,
-                           uint64_t pattern)
+/* The run and class remembered for key (0: none). */
+static uint64_t find(shim_world *w, uint64_t key, int *cls)
 {
-    uint64_t key = w ? key_of(rec, site, pattern) : 0;
     if (!key)
         return 0;
     shim_world_lock(w);
     int i = entry(&w->settled, key);
     uint64_t run = i >= 0 ? w->settled.run[i] : 0;
+    if (cls)
+        *cls = i >= 0 ? w->settled.cls[i] : 0;
     shim_world_unlock(w);
     return run;
+}
+
+uint64_t shim_settled_find(shim_world *w, const shim_comm *rec, const shim_site *site,
+                           uint64_t pattern)
+{
+    return w && pattern ? find(w, key_of(rec, site, pattern), NULL) : 0;
+}
+
+uint64_t shim_settled_find_site(shim_world *w, const shim_comm *rec, const shim_site *site,
+                                int *cls)
+{
+    *cls = 0;
+    return w ? find(w, key_of(rec, site, 0), cls) : 0;
 }

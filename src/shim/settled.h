@@ -3,7 +3,9 @@
  * benchmark's runs, a library that duplicates its caller's communicator per object) finds at
  * the new communicator's second call what the earlier one decided, so that the second call
  * agrees the record's creation alone instead of the creation and the agreement (exchange.c,
- * deferred_second). */
+ * deferred_second). So does a program whose counts change on every call at that site (a
+ * sample sort's new splitters), where the earlier communicator settled the site's drifting
+ * calls of a size class on MPI's algorithm. */
 #ifndef HRELAY_SHIM_SETTLED_H
 #define HRELAY_SHIM_SETTLED_H
 
@@ -18,10 +20,12 @@ enum { SHIM_SETTLED_MAX = 32 };
 
 /* The process's memory of settled calls (in the world's record, under its lock). A call is
  * known by this rank's key of it: its site, the communicator's size and node layout, and this
- * rank's part of its pattern. */
+ * rank's part of its pattern; a site's drifting calls by the same without a pattern. */
 typedef struct shim_settled {
     uint64_t key[SHIM_SETTLED_MAX]; /* each call's key, 0: free */
-    uint64_t run[SHIM_SETTLED_MAX]; /* the unchecked run its agreement started, in calls */
+    uint64_t run[SHIM_SETTLED_MAX]; /* the unchecked run its agreement started, in calls (a
+                                       site's: the run its times make worth one agreement) */
+    int cls[SHIM_SETTLED_MAX];      /* a site's: the size class of its calls settled */
     int next;                       /* the entry the next new call takes */
     int used;                       /* entries not free */
 } shim_settled;
@@ -33,7 +37,15 @@ typedef struct shim_settled {
 void shim_settled_note(struct shim_world *w, const struct shim_comm *rec,
                        const struct shim_site *site, uint64_t pattern, uint64_t run);
 
-/* Forgets that call (a plan ran it); cheap where nothing is remembered. */
+/* Remembers that the drifting calls (each a new pattern) at site on rec, of the agreed size
+ * class cls, settled on MPI's algorithm before gathering, and that a run of `run` unchecked
+ * calls is what one agreement is worth at their measured times. Nothing where run is 0, site is
+ * missing, or rec's topology is not known without communication. */
+void shim_settled_note_site(struct shim_world *w, const struct shim_comm *rec,
+                            const struct shim_site *site, int cls, uint64_t run);
+
+/* Forgets that call, and the drifting calls of its site (a plan ran it): two hashes of four
+ * words and a look over the entries. */
 void shim_settled_forget(struct shim_world *w, const struct shim_comm *rec,
                          const struct shim_site *site, uint64_t pattern);
 
@@ -41,5 +53,10 @@ void shim_settled_forget(struct shim_world *w, const struct shim_comm *rec,
  * none (w NULL included). */
 uint64_t shim_settled_find(struct shim_world *w, const struct shim_comm *rec,
                            const struct shim_site *site, uint64_t pattern);
+
+/* The run remembered for site's drifting calls on any communicator of rec's size and node
+ * layout (their class into *cls), 0 where none (w NULL included). */
+uint64_t shim_settled_find_site(struct shim_world *w, const struct shim_comm *rec,
+                                const struct shim_site *site, int *cls);
 
 #endif

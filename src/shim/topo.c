@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plan/cost.h"
+#include "plan/hash.h"
 #include "plan/node.h"
 #include "shim/state.h"
 #include "shim/topo.h"
@@ -30,10 +31,13 @@ static int own_label(MPI_Comm comm, int rank, int node_size, int32_t *label)
     return rc;
 }
 
-/* Fills the figures of st from st->t (or one rank per node on p ranks). */
+/* Fills the figures of st and its layout from st->t (or one rank per node on p ranks). */
 static void describe(shim_topo *st, int p)
 {
     const plan_topo *t = &st->t;
+    st->layout = plan_hash_words(PLAN_HASH_START, &(uint64_t){(uint64_t)t->p}, 1);
+    for (int i = 0; i < t->p; i++)
+        st->layout = plan_hash_words(st->layout, &(uint64_t){(uint64_t)(uint32_t)t->node_of[i]}, 1);
     if (t->p == 0) {
         st->nodes = p;
         st->lanes_min = st->lanes_max = st->consecutive = 1;

@@ -13,13 +13,14 @@
  *                       MPI_COMM_WORLD, or its ranks but the last), which MPICH gives the freed
  *                       handle: a record kept for the old one would run the call on the wrong
  *                       ranks; rank 0 prints "turns K rounds R bad B"
- *   comms fresh K CALLS BYTES STEP [FORCED]
+ *   comms fresh K CALLS BYTES STEP [FORCED [DRIFT]]
  *                       K duplicates of MPI_COMM_WORLD in turn, each freed after CALLS checked
  *                       MPI_Alltoallv at one site of about BYTES per pair, the last rank
  *                       sending STEP more per pair on each duplicate than on the one before (0:
  *                       the same exchange on every one), duplicate FORCED (1 .. K; 0: none)
- *                       running direct (hrelay_set_algorithm; a failure counts as bad); rank 0
- *                       prints "fresh K calls C bad B"
+ *                       running direct (hrelay_set_algorithm; a failure counts as bad), with
+ *                       DRIFT 1 counts that change on every call (up to 4 bytes more per pair);
+ *                       rank 0 prints "fresh K calls C bad B"
  *
  * D, M and O count communicators whose last call ran direct, MPI's algorithm, or anything else
  * (hrelay_last_algorithm, found with dlsym; all "other" without hrelay). B counts wrong bytes and
@@ -39,17 +40,18 @@ static unsigned char byte_of(int from, int to, int k, int call)
 }
 
 /* Runs `calls` MPI_Alltoallv at one site on comm (p ranks, this one `rank`) with about `bytes`
- * per pair, uneven, `last` more from the last rank; returns the number of wrong bytes plus
- * failed calls. */
-static long exchange_n(MPI_Comm comm, int p, int rank, int bytes, int last, int calls,
+ * per pair, uneven, `last` more from the last rank, counts changing on every call where drift;
+ * returns the number of wrong bytes plus failed calls. */
+static long exchange_n(MPI_Comm comm, int p, int rank, int bytes, int last, int drift, int calls,
                        unsigned char *sbuf, unsigned char *rbuf, int *sc, int *sd, int *rc, int *rd)
 {
     long bad = 0;
     for (int call = 0; call < calls; call++) {
         int so = 0, ro = 0;
         for (int j = 0; j < p; j++) {
-            sc[j] = bytes + (rank + j) % 3 + (rank == p - 1 ? last : 0);
-            rc[j] = bytes + (j + rank) % 3 + (j == p - 1 ? last : 0);
+            int more = drift ? (rank + j + call) % 5 : 0; /* the same both ways */
+            sc[j] = bytes + (rank + j) % 3 + more + (rank == p - 1 ? last : 0);
+            rc[j] = bytes + (j + rank) % 3 + more + (j == p - 1 ? last : 0);
             sd[j] = so;
             rd[j] = ro;
             for (int k = 0; k < sc[j]; k++)
@@ -73,19 +75,19 @@ static long exchange_n(MPI_Comm comm, int p, int rank, int bytes, int last, int 
 static long exchange(MPI_Comm comm, int p, int rank, int bytes, unsigned char *sbuf,
                      unsigned char *rbuf, int *sc, int *sd, int *rc, int *rd)
 {
-    return exchange_n(comm, p, rank, bytes, 0, 2, sbuf, rbuf, sc, sd, rc, rd);
+    return exchange_n(comm, p, rank, bytes, 0, 0, 2, sbuf, rbuf, sc, sd, rc, rd);
 }
 
 typedef int (*set_fn)(MPI_Comm, const char *);
 
-/* comms fresh K CALLS BYTES STEP [FORCED] (see the file comment). */
-static int fresh(int k, int calls, int bytes, int step, int forced)
+/* comms fresh K CALLS BYTES STEP [FORCED [DRIFT]] (see the file comment). */
+static int fresh(int k, int calls, int bytes, int step, int forced, int drift)
 {
     set_fn set = (set_fn)(void (*)(void))dlsym(RTLD_DEFAULT, "hrelay_set_algorithm");
     int p, rank;
     MPI_Comm_size(MPI_COMM_WORLD, &p);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    size_t most = ((size_t)bytes + 2 + (size_t)k * (size_t)step) * (size_t)p;
+    size_t most = ((size_t)bytes + 6 + (size_t)k * (size_t)step) * (size_t)p;
     unsigned char *sbuf = malloc(most), *rbuf = malloc(most);
     int *counts = malloc(4 * (size_t)p * sizeof *counts);
     if (!sbuf || !rbuf || !counts) {
@@ -98,7 +100,7 @@ static int fresh(int k, int calls, int bytes, int step, int forced)
         MPI_Comm_dup(MPI_COMM_WORLD, &c);
         if (i + 1 == forced && (!set || set(c, "direct") != 0))
             bad++;
-        bad += exchange_n(c, p, rank, bytes, i * step, calls, sbuf, rbuf, counts, counts + p,
+        bad += exchange_n(c, p, rank, bytes, i * step, drift, calls, sbuf, rbuf, counts, counts + p,
                           counts + 2 * p, counts + 3 * p);
         MPI_Comm_free(&c);
     }
@@ -178,11 +180,11 @@ int main(int argc, char **argv)
 {
     int hold = argc == 3 && strcmp(argv[1], "hold") == 0;
     int cycle = argc == 4 && strcmp(argv[1], "cycle") == 0;
-    if ((argc == 6 || argc == 7) && strcmp(argv[1], "fresh") == 0 && atoi(argv[2]) > 0 &&
+    if (argc >= 6 && argc <= 8 && strcmp(argv[1], "fresh") == 0 && atoi(argv[2]) > 0 &&
         atoi(argv[3]) > 0 && atoi(argv[4]) >= 0 && atoi(argv[5]) >= 0) {
         MPI_Init(&argc, &argv);
         int rc = fresh(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), atoi(argv[5]),
-                       argc == 7 ? atoi(argv[6]) : 0);
+                       argc >= 7 ? atoi(argv[6]) : 0, argc == 8 && atoi(argv[7]) != 0);
         MPI_Finalize();
         return rc;
     }
@@ -194,7 +196,7 @@ int main(int argc, char **argv)
     }
     if (!hold && !cycle) {
         fprintf(stderr, "usage: comms hold BYTES | comms cycle K BYTES | comms turns K ROUNDS "
-                        "BYTES | comms fresh K CALLS BYTES STEP [FORCED]\n");
+                        "BYTES | comms fresh K CALLS BYTES STEP [FORCED [DRIFT]]\n");
         return 2;
     }
     int limit = cycle ? atoi(argv[2]) : 1 << 20, bytes = atoi(argv[argc - 1]);

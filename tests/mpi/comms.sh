@@ -99,7 +99,8 @@ cat >"$HR_TMP/plan-never.cfg" <<'CFG'
 step_s = 0.5
 native_percent = 0
 CFG
-settled() { grep -c "settled on MPI's algorithm on an earlier communicator" "$err"; }
+settled() { grep -c "the first call again, settled on MPI's algorithm on an earlier communicator" "$err"; }
+drifted() { grep -c "whose drifting calls of its size settled on MPI's algorithm" "$err"; }
 for run in "2 0 4" "3 0 4" "3 64 0" "4 64 0"; do
     # shellcheck disable=SC2086 # ranks, step, expected count
     set -- $run
@@ -110,6 +111,7 @@ for run in "2 0 4" "3 0 4" "3 64 0" "4 64 0"; do
         hr_fail "comms fresh on $1 ranks, step $2: $(cat "$out" "$err")"
     [ "$(settled)" = "$3" ] ||
         hr_fail "comms fresh on $1 ranks, step $2: $(settled) second calls settled, not $3: $(cat "$err")"
+    [ "$(drifted)" = 0 ] || hr_fail "comms fresh on $1 ranks, step $2: taken for drifting: $(cat "$err")"
 done
 # all ranks on one node (HRELAY_NODE_SIZE=auto, this machine): decided as one rank per node from
 # the creation on, so the same (before, the creation took one node as within its node and started
@@ -130,4 +132,21 @@ hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.c
 grep -q '^fresh 4 calls 12 bad 0$' "$out" || hr_fail "comms fresh, the second forced: $(cat "$out" "$err")"
 [ "$(settled)" = 1 ] ||
     hr_fail "comms fresh, the second forced: $(settled) second calls settled, not 1: $(cat "$err")"
+# the same with counts that change on every call (a sample sort's new splitters): the site's
+# drifting calls are remembered settled, in their size class, from the second communicator on
+# (4 of 5, on one node too); where the last rank sends 32 KiB more per pair on each
+# communicator, the size class of the first three differs from the one before, so only the
+# fourth and fifth find it (2); a plan on the second of four makes the third agree (1)
+for run in "2 1 0 5 0 4" "3 1 0 5 0 4" "2 auto 0 5 0 4" "2 1 32768 5 0 2" "3 1 32768 5 0 2" \
+    "3 1 0 4 2 1"; do
+    # shellcheck disable=SC2086 # ranks, node size, step, communicators, forced, expected count
+    set -- $run
+    hr_run "$1" HRELAY_NODE_SIZE="$2" HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
+        ./tests/mpi/comms fresh "$4" 12 8192 "$3" "$5" 1 >"$out" 2>"$err" ||
+        hr_fail "comms fresh drifting ($run): $(cat "$out" "$err")"
+    grep -q "^fresh $4 calls 12 bad 0\$" "$out" || hr_fail "comms fresh drifting ($run): $(cat "$out" "$err")"
+    [ "$(drifted)" = "$6" ] ||
+        hr_fail "comms fresh drifting ($run): $(drifted) second calls settled, not $6: $(cat "$err")"
+    [ "$(settled)" = 0 ] || hr_fail "comms fresh drifting ($run): taken for the same call: $(cat "$err")"
+done
 exit 0
