@@ -35,9 +35,7 @@ static int own_label(MPI_Comm comm, int rank, int node_size, int32_t *label)
 static void describe(shim_topo *st, int p)
 {
     const plan_topo *t = &st->t;
-    st->layout = plan_hash_words(PLAN_HASH_START, &(uint64_t){(uint64_t)t->p}, 1);
-    for (int i = 0; i < t->p; i++)
-        st->layout = plan_hash_words(st->layout, &(uint64_t){(uint64_t)(uint32_t)t->node_of[i]}, 1);
+    st->layout = plan_hash_bytes(PLAN_HASH_START, t->node_of, (size_t)t->p * sizeof *t->node_of);
     if (t->p == 0) {
         st->nodes = p;
         st->lanes_min = st->lanes_max = st->consecutive = 1;

@@ -20,7 +20,8 @@ typedef struct shim_topo {
     int lanes_min;    /* fewest ranks on one node */
     int lanes_max;    /* most ranks on one node */
     int consecutive;  /* every node's ranks are consecutive ranks of the communicator */
-    uint64_t layout;  /* a hash of the node of every rank (equal layouts, equal hashes) */
+    uint64_t layout;  /* a hash of the node of every rank (equal layouts, equal hashes; in
+                         this process's byte order, compared within the process only) */
     MPI_Comm node;    /* this rank's node (rank = lane); MPI_COMM_NULL until shim_topo_comms */
     MPI_Comm leaders; /* lane 0 of every node (rank = node); MPI_COMM_NULL elsewhere */
     int have_comms;   /* shim_topo_comms succeeded */
