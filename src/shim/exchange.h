@@ -20,8 +20,8 @@
  * (exchange.c and the files this header joins). */
 enum {
     QUIET_AFTER = 2,  /* agreed calls without a plan before native runs unchecked (1 where
-                        the last one was the previous agreed call again, or no byte of it
-                        left its node) */
+                        the last one was the previous agreed call again, no byte of it left
+                        its node, or a candidate waits for the budget) */
     REMEASURE = 64,   /* calls after a pattern's first before its candidates are measured a
                         second time */
     FLOOR_SAMPLES = 1 /* calls a run's floor (plan_run_floor) is measured over: the first one

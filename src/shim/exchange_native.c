@@ -25,7 +25,10 @@
  * the same call again, by the saving its estimate promises (plan_wait_calls_until; on 8
  * emulated hosts x 4 ranks a node-direct estimated a third faster than MPI's algorithm waited
  * for the budget alone through a run of 8 calls, where its estimate paid for exploring after
- * 2), at the last measured time of MPI's algorithm per call. Where the counts change, one
+ * 2), at the last measured time of MPI's algorithm per call; such a run needs no second agreed
+ * call before it, since it ends where exploring may go ahead whatever the calls (on 16 emulated hosts a
+ * drifting MoE routing of 64 KiB per rank agreed at calls 2, 3 and 4 of a fresh communicator
+ * before its first run, 1.05 x MPI's time over 20 calls). Where the counts change, one
  * pattern's estimate says little of the next's: by the budget alone (on 16 emulated hosts, a
  * drifting MoE routing explored plans earlier and more often and took 1.05 - 1.10 x MPI's time
  * where the budget alone gave 1.01). A run lasts at least floor_len calls, which the callers
@@ -42,7 +45,7 @@ uint64_t shim_update_quiet(shim_comm *rec, int may_plan, int again, const plan_w
         rec->quiet_len = SHIM_QUIET_FIRST;
         return 0;
     }
-    if (rec->agreed - rec->last_planned < (again ? 1u : QUIET_AFTER))
+    if (rec->agreed - rec->last_planned < (again || wait ? 1u : QUIET_AFTER))
         return 0;
     uint64_t cap = (uint64_t)shim_g.cfg.recheck;
     uint64_t len = rec->quiet_len < cap ? rec->quiet_len : cap;
@@ -207,15 +210,19 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
                             : shim_update_quiet(rec, !fc->settled, held,
                                                 fc->waiting ? &fc->wait : NULL, floor_len);
     /* settled on MPI's algorithm, its run sized by measured times (or too small to explore),
-     * with no family waiting, crossing NICs: a fresh communicator of this size finds it at its
-     * second call (settled.h): the same call again by its pattern; a new pattern whose run
-     * started (after agreed calls in a row that did not plan) by its site, with the run its
-     * times make worth an agreement */
-    int remember = started && fc->settled && !fc->waiting && !fc->on_node && !fc->exploring;
-    if (remember && c->again && floor_len)
+     * crossing NICs: a fresh communicator of this size finds it at its second call
+     * (settled.h): the same call again by its pattern, with no family waiting; a new pattern
+     * whose run started by its site, with the run its times make worth an agreement, or where
+     * a family waits for the budget the run that started (which the budget bounds: a fresh
+     * communicator's budget allows no more; on 16 emulated hosts a drifting MoE routing of
+     * 64 KiB per rank paid two allreduces at each fresh communicator's second call and one at
+     * its third before that run) */
+    int remember = started && fc->settled && !fc->on_node && !fc->exploring;
+    uint64_t site_run = !fc->waiting ? worth : started < PLAN_RUN_MAX ? started : PLAN_RUN_MAX;
+    if (remember && c->again && floor_len && !fc->waiting)
         shim_settled_note(shim_g.world, rec, c->site, c->pattern, floor_len);
-    else if (remember && !c->again && worth)
-        shim_settled_note_site(shim_g.world, rec, c->site, fc->cls, worth);
+    else if (remember && !c->again && site_run)
+        shim_settled_note_site(shim_g.world, rec, c->site, fc->cls, site_run);
     if (fc->bound < SHIM_EXPLORE_MIN_BYTES && shim_alltoall_kind(c->a))
         rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p); /* every rank called
                                                                   MPI_Alltoall(_c) */

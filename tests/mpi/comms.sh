@@ -149,4 +149,30 @@ for run in "2 1 0 5 0 4" "3 1 0 5 0 4" "2 auto 0 5 0 4" "2 1 32768 5 0 2" "3 1 3
         hr_fail "comms fresh drifting ($run): $(drifted) second calls settled, not $6: $(cat "$err")"
     [ "$(settled)" = 0 ] || hr_fail "comms fresh drifting ($run): taken for the same call: $(cat "$err")"
 done
+# drifting calls that run MPI's algorithm while a family waits for the budget (the built-in
+# costs, 1 MiB per rank, no budget: HRELAY_EXPLORE_BUDGET=0): the first communicator's first
+# waiting call (its third, after MPI's algorithm was measured at its second) starts the run at
+# once, bounded by the budget (exchange_native.c shim_update_quiet), and the site is remembered
+# with that run, so the other four communicators decide their second call on the creation
+# alone, its run covering their twelve calls: 3 agreed calls in all (lines "before gathering")
+for n in 2 3; do
+    hr_run "$n" HRELAY_NODE_SIZE=1 HRELAY_EXPLORE_BUDGET=0 HRELAY_VERBOSE=2 -- \
+        ./tests/mpi/comms fresh 5 12 1048576 0 0 1 >"$out" 2>"$err" ||
+        hr_fail "comms fresh drifting, waiting, on $n ranks: $(cat "$out" "$err")"
+    grep -q "^fresh 5 calls 12 bad 0\$" "$out" ||
+        hr_fail "comms fresh drifting, waiting, on $n ranks: $(cat "$out" "$err")"
+    [ "$(drifted)" = 4 ] ||
+        hr_fail "comms fresh drifting, waiting, on $n ranks: $(drifted) second calls settled, not 4: $(cat "$err")"
+    python3 - "$err" <<'PY' || hr_fail "comms fresh drifting, waiting, on $n ranks: $(cat "$err")"
+import sys
+lines = [l for l in open(sys.argv[1]) if l.startswith("hrelay: ")]
+agreed = [i for i, l in enumerate(lines) if l.startswith("hrelay: before gathering")]
+if len(agreed) != 3:
+    sys.exit(f"{len(agreed)} agreed calls, not 3")
+if "waits for the budget" not in lines[agreed[1]]:
+    sys.exit("the first communicator's third call does not wait for the budget")
+if " calls run MPI's algorithm unchecked" not in lines[agreed[1] + 2]:
+    sys.exit("the first waiting call starts no run")
+PY
+done
 exit 0
