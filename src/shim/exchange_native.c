@@ -126,6 +126,16 @@ uint64_t shim_row_bytes(const shim_comm *rec)
     return bytes;
 }
 
+/* Whether a plan (any family but MPI's algorithm) ran an agreed call at site on its
+ * communicator: agreed decisions, so alike on every rank with the site. */
+static int site_ran_plan(const shim_site *site)
+{
+    for (int a = 1; a < PLAN_ALGO_COUNT; a++)
+        if (site->st.algo_calls[a])
+            return 1;
+    return 0;
+}
+
 /* A new pattern that runs MPI's algorithm without gathering (forecast fc): the call, its times
  * for the next agreement, accounting. */
 int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
@@ -212,13 +222,18 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
     /* settled on MPI's algorithm, its run sized by measured times (or too small to explore),
      * crossing NICs: a fresh communicator of this size finds it at its second call
      * (settled.h): the same call again by its pattern, with no family waiting; a new pattern
-     * whose run started by its site, with the run its times make worth an agreement, or where
-     * a family waits for the budget the run that started (which the budget bounds: a fresh
-     * communicator's budget allows no more; on 16 emulated hosts a drifting MoE routing of
-     * 64 KiB per rank paid two allreduces at each fresh communicator's second call and one at
-     * its third before that run) */
+     * whose run started by its site, with the run its times make worth an agreement, and
+     * where a family waits for the budget not longer than the run that started (which the
+     * budget bounds), unless a plan ran at the site on this communicator (on 16 emulated hosts
+     * a drifting MoE routing of 64 KiB per rank, where plans never ran, paid two allreduces at
+     * each fresh communicator's second call and one at its third before that run; a drifting
+     * sample sort of 1 MiB per rank, where they win, ran plans on 13 % of its calls instead of
+     * 35 % where its waiting was remembered after the plans ran) */
     int remember = started && fc->settled && !fc->on_node && !fc->exploring;
-    uint64_t site_run = !fc->waiting ? worth : started < PLAN_RUN_MAX ? started : PLAN_RUN_MAX;
+    uint64_t site_run = !fc->waiting                         ? worth
+                        : !c->site || site_ran_plan(c->site) ? 0
+                        : started < worth                    ? started
+                                                             : worth;
     if (remember && c->again && floor_len && !fc->waiting)
         shim_settled_note(shim_g.world, rec, c->site, c->pattern, floor_len);
     else if (remember && !c->again && site_run)
