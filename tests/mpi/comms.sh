@@ -153,8 +153,10 @@ done
 # costs, 1 MiB per rank, no budget: HRELAY_EXPLORE_BUDGET=0): the first communicator's first
 # waiting call (its third, after MPI's algorithm was measured at its second) starts the run at
 # once, bounded by the budget (exchange_native.c shim_update_quiet), and the site is remembered
-# with that run, so the other four communicators decide their second call on the creation
-# alone, its run covering their twelve calls: 3 agreed calls in all (lines "before gathering")
+# with that run (or what an agreement is worth, if shorter), so the other four communicators
+# decide their second call on the creation alone and agree at most twice after its run of at
+# least 8 calls (MPI's algorithm measured, then the waiting call that starts the next run): the
+# first agrees 3 times, all at most 11 (lines "before gathering"; without the memory 15)
 for n in 2 3; do
     hr_run "$n" HRELAY_NODE_SIZE=1 HRELAY_EXPLORE_BUDGET=0 HRELAY_VERBOSE=2 -- \
         ./tests/mpi/comms fresh 5 12 1048576 0 0 1 >"$out" 2>"$err" ||
@@ -167,8 +169,8 @@ for n in 2 3; do
 import sys
 lines = [l for l in open(sys.argv[1]) if l.startswith("hrelay: ")]
 agreed = [i for i, l in enumerate(lines) if l.startswith("hrelay: before gathering")]
-if len(agreed) != 3:
-    sys.exit(f"{len(agreed)} agreed calls, not 3")
+if len(agreed) > 11:
+    sys.exit(f"{len(agreed)} agreed calls, more than 11")
 if "waits for the budget" not in lines[agreed[1]]:
     sys.exit("the first communicator's third call does not wait for the budget")
 if " calls run MPI's algorithm unchecked" not in lines[agreed[1] + 2]:
