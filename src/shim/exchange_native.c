@@ -26,12 +26,12 @@
  * emulated hosts x 4 ranks a node-direct estimated a third faster than MPI's algorithm waited
  * for the budget alone through a run of 8 calls, where its estimate paid for exploring after
  * 2), at the last measured time of MPI's algorithm per call; such a run needs no second agreed
- * call before it, since it ends where exploring may go ahead whatever the calls (on 16 emulated hosts a
- * drifting MoE routing of 64 KiB per rank agreed at calls 2, 3 and 4 of a fresh communicator
- * before its first run, 1.05 x MPI's time over 20 calls). Where the counts change, one
- * pattern's estimate says little of the next's: by the budget alone (on 16 emulated hosts, a
- * drifting MoE routing explored plans earlier and more often and took 1.05 - 1.10 x MPI's time
- * where the budget alone gave 1.01). A run lasts at least floor_len calls, which the callers
+ * call before it, since it ends where exploring may go ahead whatever the calls (on 16
+ * emulated hosts a drifting MoE routing of 64 KiB per rank agreed at calls 2, 3 and 4 of a
+ * fresh communicator before its first run, 1.05 x MPI's time over 20 calls). Where the counts
+ * change, one pattern's estimate says little of the next's: by the budget alone (on 16 emulated
+ * hosts, a drifting MoE routing explored plans earlier and more often and took 1.05 - 1.10 x
+ * MPI's time where the budget alone gave 1.01). A run lasts at least floor_len calls, which the callers
  * give only for the same call twice in a row (plan_run_floor), or two calls too small to
  * explore and alike (PLAN_RUN_MAX: on one node an agreement costs two calls of 1 KiB per rank);
  * 0 for none. */
@@ -227,8 +227,8 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
      * budget bounds), unless a plan ran at the site on this communicator (on 16 emulated hosts
      * a drifting MoE routing of 64 KiB per rank, where plans never ran, paid two allreduces at
      * each fresh communicator's second call and one at its third before that run; a drifting
-     * sample sort of 1 MiB per rank, where they win, ran plans on 13 % of its calls instead of
-     * 35 % where its waiting was remembered after the plans ran) */
+     * sample sort of 1 MiB per rank, where plans win, ran them on 12 % of its calls instead of
+     * 36 % where a communicator that waited after its plans ran was remembered) */
     int remember = started && fc->settled && !fc->on_node && !fc->exploring;
     uint64_t site_run = !fc->waiting                         ? worth
                         : !c->site || site_ran_plan(c->site) ? 0

@@ -25,7 +25,7 @@ typedef struct shim_settled {
     uint64_t key[SHIM_SETTLED_MAX]; /* each call's key, 0: free */
     uint64_t run[SHIM_SETTLED_MAX]; /* the unchecked run its agreement started, in calls (a
                                        site's: the run its times make worth one agreement, or
-                                       the run started while a family waits) */
+                                       the run started while a family waits if shorter) */
     int cls[SHIM_SETTLED_MAX];      /* a site's: the size class of its calls settled */
     int next;                       /* the entry the next new call takes */
     int used;                       /* entries not free */
@@ -41,8 +41,8 @@ void shim_settled_note(struct shim_world *w, const struct shim_comm *rec,
 /* Remembers that the drifting calls (each a new pattern) at site on rec, of the agreed size
  * class cls, settled on MPI's algorithm before gathering, and that a run of `run` unchecked
  * calls is what one agreement is worth at their measured times (or, where a family waits for
- * the exploration budget, the run that started). Nothing where run is 0, site is missing, or
- * rec's topology is not known without communication. */
+ * the exploration budget, the run that started if shorter). Nothing where run is 0, site is
+ * missing, or rec's topology is not known without communication. */
 void shim_settled_note_site(struct shim_world *w, const struct shim_comm *rec,
                             const struct shim_site *site, int cls, uint64_t run);
 
