@@ -126,14 +126,21 @@ uint64_t shim_row_bytes(const shim_comm *rec)
     return bytes;
 }
 
-/* Whether a plan (any family but MPI's algorithm) ran an agreed call at site on its
- * communicator: agreed decisions, so alike on every rank with the site. */
-static int site_ran_plan(const shim_site *site)
+/* The run a new pattern's site is remembered with (shim_settled_note_site; 0: not
+ * remembered): worth, what one agreement is worth at the measured times; where a family waits
+ * for the budget, at most `started`, the run that started, and none where a plan (any family
+ * but MPI's algorithm) ran an agreed call at the site on its communicator. From agreed
+ * decisions, so alike on every rank with the site. */
+static uint64_t site_run(const shim_site *site, int waiting, uint64_t worth, uint64_t started)
 {
+    if (!waiting)
+        return worth;
+    if (!site)
+        return 0;
     for (int a = 1; a < PLAN_ALGO_COUNT; a++)
         if (site->st.algo_calls[a])
-            return 1;
-    return 0;
+            return 0;
+    return started < worth ? started : worth;
 }
 
 /* A new pattern that runs MPI's algorithm without gathering (forecast fc): the call, its times
@@ -230,14 +237,11 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
      * sample sort of 1 MiB per rank, where plans win, ran them on 12 % of its calls instead of
      * 36 % where a communicator that waited after its plans ran was remembered) */
     int remember = started && fc->settled && !fc->on_node && !fc->exploring;
-    uint64_t site_run = !fc->waiting                         ? worth
-                        : !c->site || site_ran_plan(c->site) ? 0
-                        : started < worth                    ? started
-                                                             : worth;
     if (remember && c->again && floor_len && !fc->waiting)
         shim_settled_note(shim_g.world, rec, c->site, c->pattern, floor_len);
-    else if (remember && !c->again && site_run)
-        shim_settled_note_site(shim_g.world, rec, c->site, fc->cls, site_run);
+    else if (remember && !c->again)
+        shim_settled_note_site(shim_g.world, rec, c->site, fc->cls,
+                               site_run(c->site, fc->waiting, worth, started));
     if (fc->bound < SHIM_EXPLORE_MIN_BYTES && shim_alltoall_kind(c->a))
         rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p); /* every rank called
                                                                   MPI_Alltoall(_c) */
