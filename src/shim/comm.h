@@ -89,9 +89,14 @@ typedef struct shim_comm {
     int first_on_node;     /* agreed at creation: every rank's topology was known then and no
                               byte of that call left its node (plan_summary_on_node) */
     int pending;           /* made by the communicator's first call, which ran MPI's algorithm
-                              unchecked (shim_comm_open): its creation is agreed at the second
-                              call (shim_comm_settle); until then first_load, last_pattern and
-                              prev.site are this rank's of the first call, not agreed */
+                              unchecked (shim_comm_open): its creation is agreed at the call
+                              after the deferred ones (shim_comm_settle); until then
+                              first_load, last_pattern and prev.site are this rank's of the
+                              last deferred call, not agreed */
+    uint32_t defer;        /* the calls after the first that run MPI's algorithm unchecked
+                              before the creation is agreed (shim_lineage_take; equal on every
+                              rank) */
+    int lineage;           /* the communicator is of MPI_COMM_WORLD's lineage (lineage.h) */
     int topo_local;        /* topo was found without communication (shim_topo_init_local) */
     int topo_ok;           /* this rank found it (else out of memory) */
     shim_prev prev;        /* the previous agreed call */
@@ -177,9 +182,10 @@ uint64_t shim_comm_flags(const shim_comm *rec, const shim_args *a, uint64_t *loa
 int shim_comm_defers(MPI_Comm comm);
 
 /* Makes comm's record at its first call without communication (shim_comm_defers), pending
- * (rec->pending) until shim_comm_settle at the second call. NULL when out of memory: then comm
- * is marked (shim_comm_unmade), so that its second call still takes part in that agreement.
- * Local. */
+ * (rec->pending) until shim_comm_settle at the call after it and the rec->defer calls the
+ * lineage lets run MPI's algorithm first (shim_lineage_take). NULL when out of memory: then
+ * comm is marked (shim_comm_unmade, and shim_lineage_keep), so that that call still takes part
+ * in that agreement. Local. */
 shim_comm *shim_comm_open(MPI_Comm comm);
 
 /* Whether comm's first call could not make its record (shim_comm_open). Local. */

@@ -12,6 +12,7 @@
 #include "shim/agree.h"
 #include "shim/comm.h"
 #include "shim/describe.h"
+#include "shim/lineage.h"
 #include "shim/log.h"
 
 atomic_uint shim_comm_epochs;
@@ -275,6 +276,7 @@ static shim_comm *record_new(MPI_Comm comm)
     rec->p = p;
     rec->rank = rank;
     rec->request = pending_request(comm);
+    rec->lineage = shim_lineage_of(comm);
     rec->last = -1;
     rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
     rec->quiet_len = SHIM_QUIET_FIRST;
@@ -340,14 +342,17 @@ int shim_comm_defers(MPI_Comm comm)
 
 shim_comm *shim_comm_open(MPI_Comm comm)
 {
+    uint32_t defer = shim_lineage_take(comm);
     shim_comm *rec = record_new(comm);
     if (rec) {
         rec->pending = 1;
+        rec->defer = defer;
         if (PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
             return rec;
         record_discard(rec);
     }
     PMPI_Comm_set_attr(comm, shim_g.request_keyval, (void *)(intptr_t)SHIM_REQUEST_UNMADE);
+    shim_lineage_keep(comm, defer);
     return NULL;
 }
 

@@ -18,7 +18,10 @@
  *     starts the run the agreement would start (64 calls, then doubling). A communicator's
  *     second call that is its first again at the same site, where this process remembers an
  *     earlier communicator of its size settling that call on MPI's algorithm (settled.h), is
- *     decided so by its record's creation alone and starts the run remembered.
+ *     decided so by its record's creation alone and starts the run remembered. A duplicate of
+ *     MPI_COMM_WORLD starts with the run the last first agreement on one started, where the
+ *     lineage has it (lineage.h): its first calls run MPI's algorithm unchecked through that
+ *     run, and the call after is agreed as a second call.
  *   Agreed: every rank validates its arguments (describe.c, validate.c: MPICH's checks, in its
  *     order), matches its part of the pattern against the cache, prepares the cached plan's
  *     run (run.c; before agreeing, so that nothing can fail on one rank after the others
@@ -52,6 +55,7 @@
 #include "shim/describe.h"
 #include "shim/exchange.h"
 #include "shim/history.h"
+#include "shim/lineage.h"
 #include "shim/log.h"
 #include "shim/quiet.h"
 #include "shim/settled.h"
@@ -263,19 +267,28 @@ static uint64_t ps_since(uint64_t t0)
     return (uint64_t)(shim_ticks_seconds(shim_ticks() - t0) * 1e12);
 }
 
-/* A communicator's first call where its record's creation waits for the second call
- * (shim_comm_defers): it runs MPI's algorithm unchecked, without any communication of
- * hrelay's, and the record keeps what the second call's agreement compares with (this rank's
- * bound, pattern and site of it; shim_comm_settle agrees them). A wrong first call gets MPI's
- * own behaviour, as any unchecked call. */
+/* A communicator's first call where its record's creation waits for the next call
+ * (shim_comm_defers), or one of the rec->defer calls after it that MPI_COMM_WORLD's lineage
+ * lets run first (lineage.h): it runs MPI's algorithm unchecked, without any communication of
+ * hrelay's, and the last of them leaves in the record what the next call's agreement compares
+ * with (this rank's bound, pattern and site of it; shim_comm_settle agrees them); that
+ * agreement then takes it for the communicator's first call. A wrong call gets MPI's own
+ * behaviour, as any unchecked call. */
 static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
 {
-    exec_exchange x;
-    uint64_t load;
-    shim_comm_flags(rec, a, &load);
-    rec->first_load = load;
-    rec->last_pattern = local_pattern(rec, a, &x);
-    rec->prev.site = site ? site - rec->sites.site : -1;
+    if (rec->calls == 0 && rec->defer > 0)
+        shim_log(2,
+                 "%s on %d ranks: of MPI_COMM_WORLD's lineage: the first %llu calls run MPI's "
+                 "algorithm unchecked, the run an earlier duplicate's first agreement started",
+                 shim_args_name(a), rec->p, (unsigned long long)rec->defer + 1);
+    if (rec->calls == rec->defer) {
+        exec_exchange x;
+        uint64_t load;
+        shim_comm_flags(rec, a, &load);
+        rec->first_load = load;
+        rec->last_pattern = local_pattern(rec, a, &x);
+        rec->prev.site = site ? site - rec->sites.site : -1;
+    }
     rec->calls++;
     uint64_t t0 = shim_ticks();
     int rc = shim_run_unchecked(a, rec, site, 1);
@@ -384,8 +397,11 @@ static uint64_t settled_run(const uint64_t *w, int *drift)
  * - 1.5; of a sample sort of 8 KiB per rank with new splitters on every call on one node, two
  * allreduces at the second call and one at each of the next two, 14 % of 20 calls). Returns 1
  * where it ran the call (*rc), 0 where the caller goes on with *rec (NULL: the record could not
- * be made on some rank; the call runs MPI's algorithm). A function of agreed values only. */
-static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site, int *rc)
+ * be made on some rank; the call runs MPI's algorithm). *settled: the call ran MPI's algorithm
+ * as too small to explore, or as the same call an earlier communicator settled (the runs the
+ * lineage keeps: shim_lineage_note). A function of agreed values only. */
+static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site, int *rc,
+                           int *settled)
 {
     shim_comm *rec = *recp;
     uint64_t pattern = 0, balance = 1, load, run = 0, site_run = 0;
@@ -444,8 +460,13 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
     if (!rec)
         return 0;
     int drift = 0;
-    uint64_t settled = !tiny && second_may_settle(request, w) ? settled_run(w, &drift) : 0;
-    if (settled) {
+    /* a communicator that started with an inherited run (rec->defer, equal on every rank) ran
+     * that run already: a remembered one after it would only delay what the agreement finds */
+    uint64_t run_settled = !tiny && rec->defer == 0 && second_may_settle(request, w)
+                               ? settled_run(w, &drift)
+                               : 0;
+    *settled = tiny || (run_settled && !drift);
+    if (run_settled) {
         rec->calls++;
         rec->last_agreed = rec->calls;
         rec->prev = (shim_prev){.slot = -1,
@@ -458,7 +479,7 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
                             "settled on MPI's algorithm on an earlier communicator of its size"
                           : "the first call again, settled on MPI's algorithm on an earlier "
                             "communicator of its size",
-                    settled, rc);
+                    run_settled, rc);
         return 1;
     }
     if (!tiny) {
@@ -519,13 +540,17 @@ int shim_alltoall_any(const shim_args *a)
     int created = 0, rc;
     shim_comm *rec = record_of(a, &created);
     shim_site *site = rec ? shim_site_of(&rec->sites, a->caller, shim_g.cfg.site_depth) : NULL;
-    int first = created > 0, ran = 0;
-    if (rec && rec->pending && rec->calls == 0) {
+    int first = created > 0, ran = 0, second = 0, settled = 0;
+    if (rec && rec->pending && rec->calls <= rec->defer) {
         rc = deferred_first(rec, a, site);
         ran = 1;
+    } else if (created < 0 && shim_lineage_defer(a->comm)) {
+        rc = shim_args_pmpi(a); /* as deferred_first on the ranks that made their record */
+        ran = 1;
     } else if ((rec && rec->pending) || created < 0) {
-        ran = deferred_second(&rec, a, site, &rc);
+        ran = deferred_second(&rec, a, site, &rc, &settled);
         first = 1; /* else this call stands as the record's first */
+        second = rec != NULL;
     }
     if (ran) {
         /* run */
@@ -545,6 +570,8 @@ int shim_alltoall_any(const shim_args *a)
             rc = shim_run_agreed(&c, shim_ticks());
         }
     }
+    if (second)
+        shim_lineage_note(shim_g.world, rec, settled);
     shim_this_thread.depth--;
     return rc;
 }

@@ -14,6 +14,7 @@
 #include "shim/describe.h"
 #include "shim/exchange.h"
 #include "shim/history.h"
+#include "shim/lineage.h"
 #include "shim/log.h"
 #include "shim/miss.h"
 #include "shim/node_gather.h"
@@ -273,8 +274,10 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
                             .first_bar_ps = first_bar};
     rec->last = (int)r->algo;
     rec->last_variant = r->variant;
-    if (r->algo != PLAN_ALGO_NATIVE) /* a plan runs it: no longer settled on MPI's */
+    if (r->algo != PLAN_ALGO_NATIVE) { /* a plan runs it: no longer settled on MPI's */
         shim_settled_forget(shim_g.world, rec, c->site, c->pattern);
+        shim_lineage_forget(shim_g.world, rec);
+    }
 
     /* the site's figures are what the call took, the window's making included (in its
      * exploring time where the call explored) */

@@ -25,15 +25,17 @@ SHIM_EXPORT const char *hrelay_version(void)
 typedef struct setup {
     shim_world *world;
     int keyval, request_keyval; /* MPI_KEYVAL_INVALID if not created (both or neither) */
+    int lineage_keyval;         /* MPI_KEYVAL_INVALID if not created */
     int have_op;
     MPI_Datatype few_type; /* shim_agree_few's element; MPI_DATATYPE_NULL if not created */
     MPI_Comm self;         /* MPI_COMM_NULL if not created */
 } setup;
 
-/* Creates the process-wide record, the records' attribute key, the agreement's operation,
- * shim_agree_few's element type and the duplicate of MPI_COMM_SELF whose errors return.
- * Returns 1 if all of them exist. */
-static int set_up(setup *s)
+/* Creates the process-wide record, the records' attribute key, the lineage's (marking
+ * MPI_COMM_WORLD where cfg lets it: lineage.h), the agreement's operation, shim_agree_few's
+ * element type and the duplicate of MPI_COMM_SELF whose errors return. Returns 1 if all of
+ * them exist. */
+static int set_up(setup *s, const shim_config *cfg)
 {
     int level = MPI_THREAD_SINGLE;
     s->world = shim_world_create();
@@ -41,6 +43,8 @@ static int set_up(setup *s)
         s->world->threaded = level == MPI_THREAD_MULTIPLE;
     if (s->world == NULL ||
         shim_comm_keyval_create(&s->keyval, &s->request_keyval) != MPI_SUCCESS ||
+        shim_lineage_create(&s->lineage_keyval, cfg->inherit > 0 && !s->world->threaded) !=
+            MPI_SUCCESS ||
         !(s->have_op = shim_agree_op_create(&shim_g.agree_op) == MPI_SUCCESS) ||
         shim_agree_few_type_create(&s->few_type) != MPI_SUCCESS ||
         PMPI_Comm_dup(MPI_COMM_SELF, &s->self) != MPI_SUCCESS)
@@ -55,6 +59,8 @@ static void undo_setup(setup *s)
         PMPI_Comm_free_keyval(&s->keyval);
         PMPI_Comm_free_keyval(&s->request_keyval);
     }
+    if (s->lineage_keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&s->lineage_keyval);
     if (s->have_op)
         PMPI_Op_free(&shim_g.agree_op);
     if (s->few_type != MPI_DATATYPE_NULL)
@@ -86,15 +92,15 @@ static void log_settings(const shim_config *cfg, int size)
     shim_log(1,
              "%s on %d ranks: algo=%s duplex=%s min_step=%s window=%d grain=%s packet=%llu "
              "max_staging=%llu max_plan=%llu cache=%d tune=%d margin=%d%% budget=%d%% "
-             "recheck=%d "
+             "recheck=%d inherit=%d "
              "site_depth=%d node_size=%s node_steps=%s node_sync=%s node_join=%s "
              "node_shm=%s rank_sync=%d costs=%s report=%s dump=%s",
              HRELAY_VERSION_STRING, size, shim_request_name(cfg->algo),
              cfg->duplex == PLAN_DUPLEX_HALF ? "half" : "full", min_step, cfg->window, grain,
              (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging,
              (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin,
-             cfg->budget, cfg->recheck, cfg->site_depth, node_size, steps, sync, join, shm,
-             cfg->rank_sync, cfg->calibrated ? cfg->config : "built-in",
+             cfg->budget, cfg->recheck, cfg->inherit, cfg->site_depth, node_size, steps, sync, join,
+             shm, cfg->rank_sync, cfg->calibrated ? cfg->config : "built-in",
              cfg->report[0] ? cfg->report : "-", cfg->dump[0] ? cfg->dump : "-");
 }
 
@@ -120,10 +126,11 @@ void shim_startup(void)
     int flags[2] = {shim_env_hash() == cfg.env_hash, 1};
     setup s = {.keyval = MPI_KEYVAL_INVALID,
                .request_keyval = MPI_KEYVAL_INVALID,
+               .lineage_keyval = MPI_KEYVAL_INVALID,
                .few_type = MPI_DATATYPE_NULL,
                .self = MPI_COMM_NULL};
     if (!cfg.disable)
-        flags[1] = set_up(&s);
+        flags[1] = set_up(&s, &cfg);
     if (PMPI_Allreduce(MPI_IN_PLACE, flags, 2, MPI_INT, MPI_MIN, MPI_COMM_WORLD) != MPI_SUCCESS)
         flags[1] = 0;
 
@@ -148,6 +155,7 @@ void shim_startup(void)
         shim_world_labels(s.world, rank, size);
     shim_g.keyval = s.keyval;
     shim_g.request_keyval = s.request_keyval;
+    shim_g.lineage_keyval = s.lineage_keyval;
     shim_g.few_type = s.few_type;
     shim_g.self = s.self;
     shim_g.world = s.world;

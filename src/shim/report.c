@@ -127,11 +127,11 @@ static void write_config(FILE *f, const shim_config *cfg)
             ", \"packet_bytes\": %llu, \"max_staging_bytes\": %llu, \"max_plan_segments\": %llu, "
             "\"cache_size\": %d, \"tune\": %d, \"tune_margin_percent\": %d, "
             "\"explore_budget_percent\": %d, "
-            "\"recheck\": %d, "
+            "\"recheck\": %d, \"inherit\": %d, "
             "\"site_depth\": %d, \"calibration\": ",
             (unsigned long long)cfg->packet, (unsigned long long)cfg->max_staging,
-            (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin,
-            cfg->budget, cfg->recheck, cfg->site_depth);
+            (unsigned long long)cfg->max_plan, cfg->cache_size, cfg->tune, cfg->margin, cfg->budget,
+            cfg->recheck, cfg->inherit, cfg->site_depth);
     json_path(f, cfg->calibrated ? cfg->config : "");
     fputs(", \"cost\": {", f);
     const char *name;

@@ -234,6 +234,14 @@ const shim_setting shim_settings[] = {
      .def = SHIM_DEFAULT_RECHECK,
      .help = "the longest run of calls left to MPI without checking the pattern; 0 checks "
              "every call"},
+    {.name = "HRELAY_INHERIT",
+     .type = SHIM_SETTING_INT,
+     .offset = FIELD(inherit),
+     .min = 0,
+     .max = 1 << 20,
+     .def = SHIM_DEFAULT_INHERIT,
+     .help = "auto: duplicates of MPI_COMM_WORLD that start with the run of calls left to MPI "
+             "that the last first agreement of one started, before one agrees again; 0 never"},
     {.name = "HRELAY_SITE_DEPTH",
      .type = SHIM_SETTING_INT,
      .offset = FIELD(site_depth),

@@ -20,6 +20,8 @@
  *                       the same exchange on every one), duplicate FORCED (1 .. K; 0: none)
  *                       running direct (hrelay_set_algorithm; a failure counts as bad), with
  *                       DRIFT 1 counts that change on every call (up to 4 bytes more per pair);
+ *                       with COMMS_SPLIT set in the environment, MPI_Comm_split of
+ *                       MPI_COMM_WORLD (its group, of no lineage) instead of duplicates;
  *                       rank 0 prints "fresh K calls C bad B"
  *
  * D, M and O count communicators whose last call ran direct, MPI's algorithm, or anything else
@@ -95,9 +97,13 @@ static int fresh(int k, int calls, int bytes, int step, int forced, int drift)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     long bad = 0;
+    int split = getenv("COMMS_SPLIT") != NULL;
     for (int i = 0; i < k; i++) {
         MPI_Comm c;
-        MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        if (split)
+            MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c);
+        else
+            MPI_Comm_dup(MPI_COMM_WORLD, &c);
         if (i + 1 == forced && (!set || set(c, "direct") != 0))
             bad++;
         bad += exchange_n(c, p, rank, bytes, i * step, drift, calls, sbuf, rbuf, counts, counts + p,

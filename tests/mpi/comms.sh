@@ -91,7 +91,8 @@ done
 
 # fresh communicators of one size making the same exchange at one site, as a benchmark's runs
 # (one rank per node: HRELAY_NODE_SIZE=1; MPI's algorithm settled by a model that makes plans
-# slow): from the second communicator on, the second call runs MPI's algorithm on its record's
+# slow; MPI_COMM_WORLD's lineage off, HRELAY_INHERIT=0, which the last blocks test): from the
+# second communicator on, the second call runs MPI's algorithm on its record's
 # creation alone (src/shim/settled.c; the log says so once per communicator), never where one
 # rank's part of the exchange changes between communicators (every rank must agree on it); every
 # byte right
@@ -104,7 +105,7 @@ drifted() { grep -c "whose drifting calls of its size settled on MPI's algorithm
 for run in "2 0 4" "3 0 4" "3 64 0" "4 64 0"; do
     # shellcheck disable=SC2086 # ranks, step, expected count
     set -- $run
-    hr_run "$1" HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
+    hr_run "$1" HRELAY_NODE_SIZE=1 HRELAY_INHERIT=0 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
         ./tests/mpi/comms fresh 5 12 8192 "$2" >"$out" 2>"$err" ||
         hr_fail "comms fresh on $1 ranks, step $2: $(cat "$out" "$err")"
     grep -q '^fresh 5 calls 12 bad 0$' "$out" ||
@@ -116,7 +117,7 @@ done
 # all ranks on one node (HRELAY_NODE_SIZE=auto, this machine): decided as one rank per node from
 # the creation on, so the same (before, the creation took one node as within its node and started
 # a run of 8 unchecked calls, which its agreements then did not; nothing was remembered)
-hr_run 2 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
+hr_run 2 HRELAY_INHERIT=0 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
     ./tests/mpi/comms fresh 5 12 8192 0 >"$out" 2>"$err" ||
     hr_fail "comms fresh on one node: $(cat "$out" "$err")"
 grep -q '^fresh 5 calls 12 bad 0$' "$out" || hr_fail "comms fresh on one node: $(cat "$out" "$err")"
@@ -126,7 +127,7 @@ grep -q '^fresh 5 calls 12 bad 0$' "$out" || hr_fail "comms fresh on one node: $
     hr_fail "comms fresh on one node: a run for a call within its node: $(cat "$err")"
 # a plan that runs the call makes the process forget it: the third communicator agrees its
 # second call again (and settles it anew), the fourth finds it
-hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
+hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_INHERIT=0 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
     ./tests/mpi/comms fresh 4 12 8192 0 2 >"$out" 2>"$err" ||
     hr_fail "comms fresh, the second forced: $(cat "$out" "$err")"
 grep -q '^fresh 4 calls 12 bad 0$' "$out" || hr_fail "comms fresh, the second forced: $(cat "$out" "$err")"
@@ -141,7 +142,7 @@ for run in "2 1 0 5 0 4" "3 1 0 5 0 4" "2 auto 0 5 0 4" "2 1 32768 5 0 2" "3 1 3
     "3 1 0 4 2 1"; do
     # shellcheck disable=SC2086 # ranks, node size, step, communicators, forced, expected count
     set -- $run
-    hr_run "$1" HRELAY_NODE_SIZE="$2" HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
+    hr_run "$1" HRELAY_NODE_SIZE="$2" HRELAY_INHERIT=0 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR_TMP/plan-never.cfg" -- \
         ./tests/mpi/comms fresh "$4" 12 8192 "$3" "$5" 1 >"$out" 2>"$err" ||
         hr_fail "comms fresh drifting ($run): $(cat "$out" "$err")"
     grep -q "^fresh $4 calls 12 bad 0\$" "$out" || hr_fail "comms fresh drifting ($run): $(cat "$out" "$err")"
@@ -158,7 +159,7 @@ done
 # least 8 calls (MPI's algorithm measured, then the waiting call that starts the next run): the
 # first agrees 3 times, all at most 11 (lines "before gathering"; without the memory 15)
 for n in 2 3; do
-    hr_run "$n" HRELAY_NODE_SIZE=1 HRELAY_EXPLORE_BUDGET=0 HRELAY_VERBOSE=2 -- \
+    hr_run "$n" HRELAY_NODE_SIZE=1 HRELAY_EXPLORE_BUDGET=0 HRELAY_INHERIT=0 HRELAY_VERBOSE=2 -- \
         ./tests/mpi/comms fresh 5 12 1048576 0 0 1 >"$out" 2>"$err" ||
         hr_fail "comms fresh drifting, waiting, on $n ranks: $(cat "$out" "$err")"
     grep -q "^fresh 5 calls 12 bad 0\$" "$out" ||
@@ -177,4 +178,41 @@ if " calls run MPI's algorithm unchecked" not in lines[agreed[1] + 2]:
     sys.exit("the first waiting call starts no run")
 PY
 done
+# MPI_COMM_WORLD's lineage (src/shim/lineage.c): duplicates of MPI_COMM_WORLD making a tiny
+# exchange (too small to explore: the first agreement starts a run of 64 unchecked calls); the
+# next HRELAY_INHERIT duplicates start with that run, without any agreement in their 12 calls,
+# then one agrees its second call again (and starts the run anew): of 9 duplicates 6 inherit
+# with the default 3, 4 with 1, none with 0; every byte right on every rank (a rank deciding
+# otherwise would leave the others' allreduce unmatched)
+inherited() { grep -c "of MPI_COMM_WORLD's lineage: the first 65 calls run MPI's algorithm unchecked" "$err"; }
+created() { grep -c "too small to explore" "$err"; }
+for run in "2 - 6 3" "3 - 6 3" "2 1 4 5" "3 0 0 9"; do
+    # shellcheck disable=SC2086 # ranks, HRELAY_INHERIT (-: default), inheriting, agreeing
+    set -- $run
+    inherit=
+    [ "$2" = - ] || inherit="HRELAY_INHERIT=$2"
+    # shellcheck disable=SC2086 # the setting, if any
+    hr_run "$1" HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 $inherit -- \
+        ./tests/mpi/comms fresh 9 12 128 0 >"$out" 2>"$err" ||
+        hr_fail "comms lineage ($run): $(cat "$out" "$err")"
+    grep -q '^fresh 9 calls 12 bad 0$' "$out" || hr_fail "comms lineage ($run): $(cat "$out" "$err")"
+    [ "$(inherited)" = "$3" ] ||
+        hr_fail "comms lineage ($run): $(inherited) duplicates inherited, not $3: $(cat "$err")"
+    [ "$(created)" = "$4" ] ||
+        hr_fail "comms lineage ($run): $(created) second calls agreed, not $4: $(cat "$err")"
+done
+# a plan that runs on a duplicate (the second, hrelay_set_algorithm direct) forgets the run: the
+# third agrees its second call, the next three inherit, the seventh agrees, the eighth inherits
+hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 -- ./tests/mpi/comms fresh 8 12 128 0 2 >"$out" 2>"$err" ||
+    hr_fail "comms lineage, the second forced: $(cat "$out" "$err")"
+grep -q '^fresh 8 calls 12 bad 0$' "$out" || hr_fail "comms lineage, the second forced: $(cat "$out" "$err")"
+[ "$(inherited)" = 4 ] && [ "$(created)" = 3 ] ||
+    hr_fail "comms lineage, the second forced: $(inherited) inherited, $(created) agreed: $(cat "$err")"
+# communicators split off MPI_COMM_WORLD are of no lineage: every one agrees its second call
+hr_run 2 HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 COMMS_SPLIT=1 -- \
+    ./tests/mpi/comms fresh 4 12 128 0 >"$out" 2>"$err" ||
+    hr_fail "comms lineage, split: $(cat "$out" "$err")"
+grep -q '^fresh 4 calls 12 bad 0$' "$out" || hr_fail "comms lineage, split: $(cat "$out" "$err")"
+[ "$(inherited)" = 0 ] && [ "$(created)" = 4 ] ||
+    hr_fail "comms lineage, split: $(inherited) inherited, $(created) agreed: $(cat "$err")"
 exit 0

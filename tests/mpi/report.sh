@@ -50,7 +50,7 @@ hr_run 3 HRELAY_DISABLE=1 HRELAY_REPORT="$HR_TMP/none.json" HRELAY_DUMP="$HR_TMP
 bad=(HRELAY_ALGO=bogus HRELAY_VERBOSE=7 HRELAY_MIN_STEP=12Q HRELAY_WINDOW=0
     HRELAY_DISABLE=maybe HRELAY_GRAIN=0 HRELAY_PACKET=1X HRELAY_MAX_STAGING=-1
     HRELAY_MAX_PLAN=0 HRELAY_CACHE_SIZE=62 HRELAY_TUNE=x HRELAY_TUNE_MARGIN=-5 HRELAY_EXPLORE_BUDGET=101
-    HRELAY_RECHECK=abc HRELAY_SITE_DEPTH=9 HRELAY_ALPHA=-1 HRELAY_BETA=fast
+    HRELAY_RECHECK=abc HRELAY_INHERIT=-3 HRELAY_SITE_DEPTH=9 HRELAY_ALPHA=-1 HRELAY_BETA=fast
     HRELAY_DUPLEX=quarter HRELAY_NODE_SIZE=0 HRELAY_NODE_STEPS=-1 HRELAY_NODE_SYNC=2 HRELAY_RANK_SYNC=on
     HRELAY_NODE_JOIN=7Z HRELAY_NODE_SHM=2 HRELAY_CONFIG="$HR_TMP/no-such-file")
 for name in $HR_SETTINGS; do # every setting the library reads (paths: only too long)
@@ -73,7 +73,7 @@ grep -q '"config": {"algo": "auto", "min_step_bytes": "auto", "window": 32, "ver
     hr_fail "defaults not in effect: $(cat "$r")"
 grep -q '"node_sync": "auto", "node_join_bytes": "auto", "node_shm": 0, "rank_sync": 0,' "$r" ||
     hr_fail "node defaults not in effect: $(cat "$r")"
-grep -q '"grain_bytes": null, "packet_bytes": 65536, "max_staging_bytes": 268435456, "max_plan_segments": 8388608, "cache_size": 16, "tune": 3, "tune_margin_percent": 50, "explore_budget_percent": 2, "recheck": 256, "site_depth": 1, "calibration": null, "cost": {"alpha_s": 5e-06, "gap_s": 1e-06, "beta_s_per_byte": 1e-09,' "$r" ||
+grep -q '"grain_bytes": null, "packet_bytes": 65536, "max_staging_bytes": 268435456, "max_plan_segments": 8388608, "cache_size": 16, "tune": 3, "tune_margin_percent": 50, "explore_budget_percent": 2, "recheck": 256, "inherit": 3, "site_depth": 1, "calibration": null, "cost": {"alpha_s": 5e-06, "gap_s": 1e-06, "beta_s_per_byte": 1e-09,' "$r" ||
     hr_fail "defaults not in effect: $(cat "$r")"
 
 # valid settings appear in the config (K suffix, window 1) and the results stay right
