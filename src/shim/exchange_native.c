@@ -15,26 +15,25 @@
 
 /* After an agreed call on rec that may have run a plan (or whose pattern may still be planned):
  * whether the next calls may run unchecked (see exchange.c's file comment): after QUIET_AFTER
- * agreed calls in a row that may not, or one that may not and was the previous agreed call again on every
- * rank (again: shim_call.again; the same call twice in a row is as much evidence that the calls
- * stay alike, and on 16 emulated hosts an agreement costs as much as a call of 64 KiB per rank; a
- * recent pattern of the call's site is not enough: a repeated tiny call between drifting calls
- * that may plan would start runs that swallow them). wait (NULL: none): the call ran MPI's
- * algorithm while a candidate waits to be explored; the run then ends when exploring it is
- * expected to be allowed, not later, and does not lengthen the next: by the budget, or, for
- * the same call again, by the saving its estimate promises (plan_wait_calls_until; on 8
- * emulated hosts x 4 ranks a node-direct estimated a third faster than MPI's algorithm waited
- * for the budget alone through a run of 8 calls, where its estimate paid for exploring after
- * 2), at the last measured time of MPI's algorithm per call; such a run needs no second agreed
- * call before it, since it ends where exploring may go ahead whatever the calls (on 16
- * emulated hosts a drifting MoE routing of 64 KiB per rank agreed at calls 2, 3 and 4 of a
- * fresh communicator before its first run, 1.05 x MPI's time over 20 calls). Where the counts
- * change, one pattern's estimate says little of the next's: by the budget alone (on 16 emulated
- * hosts, a drifting MoE routing explored plans earlier and more often and took 1.05 - 1.10 x
- * MPI's time where the budget alone gave 1.01). A run lasts at least floor_len calls, which the callers
- * give only for the same call twice in a row (plan_run_floor), or two calls too small to
- * explore and alike (PLAN_RUN_MAX: on one node an agreement costs two calls of 1 KiB per rank);
- * 0 for none. */
+ * agreed calls in a row that may not, or one that may not and was the previous agreed call again on
+ * every rank (again: shim_call.again; the same call twice in a row is as much evidence that the
+ * calls stay alike, and on 16 emulated hosts an agreement costs as much as a call of 64 KiB per
+ * rank; a recent pattern of the call's site is not enough: a repeated tiny call between drifting
+ * calls that may plan would start runs that swallow them). wait (NULL: none): the call ran MPI's
+ * algorithm while a candidate waits to be explored; the run then ends when exploring it is expected
+ * to be allowed, not later, and does not lengthen the next: by the budget, or, for the same call
+ * again, by the saving its estimate promises (plan_wait_calls_until; on 8 emulated hosts x 4 ranks
+ * a node-direct estimated a third faster than MPI's algorithm waited for the budget alone through a
+ * run of 8 calls, where its estimate paid for exploring after 2), at the last measured time of
+ * MPI's algorithm per call; such a run needs no second agreed call before it, since it ends where
+ * exploring may go ahead whatever the calls (on 16 emulated hosts a drifting MoE routing of 64 KiB
+ * per rank agreed at calls 2, 3 and 4 of a fresh communicator before its first run, 1.05 x MPI's
+ * time over 20 calls). Where the counts change, one pattern's estimate says little of the next's:
+ * by the budget alone (on 16 emulated hosts, a drifting MoE routing explored plans earlier and more
+ * often and took 1.05 - 1.10 x MPI's time where the budget alone gave 1.01). A run lasts at least
+ * floor_len calls, which the callers give only for the same call twice in a row (plan_run_floor),
+ * or two calls too small to explore and alike (PLAN_RUN_MAX: on one node an agreement costs two
+ * calls of 1 KiB per rank); 0 for none. */
 uint64_t shim_update_quiet(shim_comm *rec, int may_plan, int again, const plan_wait *wait,
                            uint64_t floor_len)
 {

@@ -241,7 +241,8 @@ const shim_setting shim_settings[] = {
      .max = 1 << 20,
      .def = SHIM_DEFAULT_INHERIT,
      .help = "auto: duplicates of MPI_COMM_WORLD that start with the run of calls left to MPI "
-             "that the last first agreement of one started, before one agrees again; 0 never"},
+             "that the last one's record creation decided (too small to explore, or the same "
+             "call settled before), before one agrees again; 0 never"},
     {.name = "HRELAY_SITE_DEPTH",
      .type = SHIM_SETTING_INT,
      .offset = FIELD(site_depth),
