@@ -119,8 +119,8 @@ typedef struct shim_comm {
     const char *last_why;  /* the reason of the last forecast printed (HRELAY_VERBOSE) */
     exec_type type_memo[2]; /* the last send and receive types described where they are
                                common predefined ones (shim_type_common; size 0: none) */
-    int nslots;
-    shim_slot *slot;
+    int nslots;             /* HRELAY_CACHE_SIZE once slot is made (shim_comm_private), 0 before */
+    shim_slot *slot;        /* the pattern cache: NULL until the first gather */
     shim_sites sites;
     uint64_t *gather; /* p * (p + 2) words: gathered rows, then the p x p matrix; allocated
                          at the first new pattern (shim_comm_gather_buffer) */
@@ -216,10 +216,10 @@ void shim_comm_release_world(void);
  * alive) merged into *out (shim_sites_free it). Returns 0, or -1 when out of memory. */
 int shim_world_sites(shim_world *w, shim_sites *out);
 
-/* Makes sure rec->priv exists: collective over rec->comm at the same call on every rank (an
- * agreed decision to gather). Returns 1 if it exists on every rank; else 0 on every rank, now
- * and for every later call, with rec->no_private set (SHIM_PRIVATE_MAX live duplicates on
- * some rank, or MPI_Comm_dup failed). */
+/* Makes sure rec->priv and rec's cache slots exist: collective over rec->comm at the same call
+ * on every rank (an agreed decision to gather). Returns 1 if they exist on every rank; else 0
+ * on every rank, now and for every later call, with rec->no_private set (SHIM_PRIVATE_MAX live
+ * duplicates on some rank, a rank out of memory, or MPI_Comm_dup failed). */
 int shim_comm_private(shim_comm *rec);
 
 /* Makes sure rec->gather is allocated ((p + 2) p words). Returns 0, or -1 out of memory. */

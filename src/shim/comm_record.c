@@ -22,6 +22,7 @@ static void record_free(shim_comm *rec)
 {
     for (int i = 0; i < rec->nslots; i++)
         shim_slot_release(&rec->slot[i]);
+    free(rec->slot);
     for (int i = 0; i < SHIM_HISTORY_SITES; i++)
         free(rec->site_hist[i]);
     shim_sites_free(&rec->sites);
@@ -113,9 +114,12 @@ static int delete_record(MPI_Comm comm, int keyval, void *attr, void *extra)
     return MPI_SUCCESS;
 }
 
+/* Why a communicator runs MPI's algorithm only (warn_no_private). */
+typedef enum { NO_ROOM, NO_MEMORY, NO_DUP } no_private_why;
+
 /* Prints once per process (rank 0 of the communicator) why a communicator runs MPI's
  * algorithm only. */
-static void warn_no_private(shim_comm *rec, int limit)
+static void warn_no_private(shim_comm *rec, no_private_why why)
 {
     shim_world *w = shim_g.world;
     shim_world_lock(w);
@@ -124,15 +128,38 @@ static void warn_no_private(shim_comm *rec, int limit)
     shim_world_unlock(w);
     if (!first || rec->rank != 0)
         return;
-    if (limit)
+    if (why == NO_ROOM)
         shim_warn("a communicator of %d ranks runs MPI's algorithm only: some rank already "
                   "holds %d private duplicates (one per live communicator that gathered a "
                   "pattern)",
                   rec->p, SHIM_PRIVATE_MAX);
+    else if (why == NO_MEMORY)
+        shim_warn("a communicator of %d ranks runs MPI's algorithm only: some rank is out of "
+                  "memory for its pattern cache",
+                  rec->p);
     else
         shim_warn("a communicator of %d ranks runs MPI's algorithm only: MPI_Comm_dup failed "
                   "on some rank",
                   rec->p);
+}
+
+/* Gives rec its HRELAY_CACHE_SIZE zeroed cache slots, each with its row and column (made at
+ * the first gather, so that a communicator whose calls never gather does not pay for them).
+ * Returns 0, or -1 when out of memory (rec unchanged). */
+static int slots_alloc(shim_comm *rec)
+{
+    size_t n = (size_t)rec->p, k = (size_t)shim_g.cfg.cache_size;
+    shim_slot *slot = calloc(1, k * (sizeof(shim_slot) + 2 * n * sizeof(uint64_t)));
+    if (!slot)
+        return -1;
+    uint64_t *words = (uint64_t *)(slot + k);
+    for (size_t i = 0; i < k; i++) {
+        slot[i].row = words + 2 * n * i;
+        slot[i].col = words + 2 * n * i + n;
+    }
+    rec->slot = slot;
+    rec->nslots = (int)k;
+    return 0;
 }
 
 int shim_comm_private(shim_comm *rec)
@@ -141,16 +168,17 @@ int shim_comm_private(shim_comm *rec)
         return 1;
     if (rec->no_private)
         return 0;
-    /* ok: [room under the limit, the duplicate]; MIN over ranks, twice (MPI_Comm_dup is
-     * collective: every rank calls it or none) */
-    int mine = private_count(shim_g.world, 1), ok[2] = {mine, 0};
-    int rc = PMPI_Allreduce(MPI_IN_PLACE, ok, 1, MPI_INT, MPI_MIN, rec->comm);
+    /* ok: [room under the limit, the cache's memory, the duplicate]; MIN over ranks, twice
+     * (MPI_Comm_dup is collective: every rank calls it or none) */
+    int memory = rec->slot || slots_alloc(rec) == 0;
+    int mine = memory && private_count(shim_g.world, 1), ok[3] = {mine, memory, 0};
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, ok, 2, MPI_INT, MPI_MIN, rec->comm);
     MPI_Comm priv = MPI_COMM_NULL;
     if (rc == MPI_SUCCESS && ok[0]) {
-        ok[1] = PMPI_Comm_dup(rec->comm, &priv) == MPI_SUCCESS;
-        rc = PMPI_Allreduce(MPI_IN_PLACE, &ok[1], 1, MPI_INT, MPI_MIN, rec->comm);
+        ok[2] = PMPI_Comm_dup(rec->comm, &priv) == MPI_SUCCESS;
+        rc = PMPI_Allreduce(MPI_IN_PLACE, &ok[2], 1, MPI_INT, MPI_MIN, rec->comm);
     }
-    if (rc == MPI_SUCCESS && ok[0] && ok[1]) {
+    if (rc == MPI_SUCCESS && ok[0] && ok[2]) {
         PMPI_Comm_set_errhandler(priv, MPI_ERRORS_RETURN);
         rec->priv = priv;
         return 1;
@@ -160,7 +188,7 @@ int shim_comm_private(shim_comm *rec)
     if (mine)
         private_count(shim_g.world, -1);
     rec->no_private = 1;
-    warn_no_private(rec, !ok[0]);
+    warn_no_private(rec, !ok[1] ? NO_MEMORY : !ok[0] ? NO_ROOM : NO_DUP);
     return 0;
 }
 
@@ -184,26 +212,23 @@ int shim_comm_keyval_create(int *keyval, int *request_keyval)
     return rc;
 }
 
-/* Allocates a zeroed record for p ranks and nslots cache slots, with all its arrays in one
- * block (but the matrix: shim_comm_gather_buffer, and the sites' histories); NULL when out of
- * memory. */
-static shim_comm *record_alloc(int p, int nslots)
+/* Allocates a zeroed record for p ranks with all its arrays in one block (but the cache slots:
+ * shim_comm_private, the matrix: shim_comm_gather_buffer, and the sites' histories); NULL when
+ * out of memory. */
+static shim_comm *record_alloc(int p)
 {
-    size_t n = (size_t)p, k = (size_t)nslots;
+    size_t n = (size_t)p;
     size_t nblocks = plan_summary_blocks(p, &shim_g.cfg.cost);
     size_t agree = (size_t)shim_agree_words(nblocks);
-    size_t words = 2 * n + 2 * k * n + agree + nblocks;
-    size_t bytes = sizeof(shim_comm) + sizeof(plan_history) + k * sizeof(shim_slot) +
-                   words * sizeof(uint64_t) + 2 * n * sizeof(MPI_Count) +
-                   2 * n * sizeof(MPI_Aint);
+    size_t words = 2 * n + agree + nblocks;
+    size_t bytes = sizeof(shim_comm) + sizeof(plan_history) + words * sizeof(uint64_t) +
+                   2 * n * sizeof(MPI_Count) + 2 * n * sizeof(MPI_Aint);
     shim_comm *rec = calloc(1, bytes);
     if (!rec)
         return NULL;
     char *c = (char *)(rec + 1);
     rec->hist = (plan_history *)c;
     c += sizeof(plan_history);
-    rec->slot = (shim_slot *)c;
-    c += k * sizeof(shim_slot);
     rec->row = (uint64_t *)c;
     c += n * sizeof(uint64_t);
     rec->col = (uint64_t *)c;
@@ -213,11 +238,6 @@ static shim_comm *record_alloc(int p, int nslots)
     rec->summary.block = (uint64_t *)c;
     rec->summary.nblocks = nblocks;
     c += nblocks * sizeof(uint64_t);
-    for (size_t i = 0; i < k; i++) {
-        rec->slot[i].row = (uint64_t *)c;
-        rec->slot[i].col = (uint64_t *)c + n;
-        c += 2 * n * sizeof(uint64_t);
-    }
     rec->scount = (MPI_Count *)c;
     c += n * sizeof(MPI_Count);
     rec->rcount = (MPI_Count *)c;
@@ -225,7 +245,6 @@ static shim_comm *record_alloc(int p, int nslots)
     rec->sdispl = (MPI_Aint *)c;
     c += n * sizeof(MPI_Aint);
     rec->rdispl = (MPI_Aint *)c;
-    rec->nslots = nslots;
     rec->agree_type = MPI_DATATYPE_NULL;
     return rec;
 }
@@ -259,7 +278,7 @@ static shim_comm *record_new(MPI_Comm comm)
     int p, rank;
     PMPI_Comm_size(comm, &p);
     PMPI_Comm_rank(comm, &rank);
-    shim_comm *rec = record_alloc(p, shim_g.cfg.cache_size);
+    shim_comm *rec = record_alloc(p);
     if (!rec)
         return NULL;
     if (shim_agree_type_create(shim_agree_words(rec->summary.nblocks), &rec->agree_type) !=
@@ -347,6 +366,8 @@ shim_comm *shim_comm_open(MPI_Comm comm)
     if (rec) {
         rec->pending = 1;
         rec->defer = defer;
+        rec->quiet_until = defer; /* the deferred calls but the last, whose time is kept
+                                     (deferred_first), are a run of unchecked calls */
         if (PMPI_Comm_set_attr(comm, shim_g.keyval, rec) == MPI_SUCCESS)
             return rec;
         record_discard(rec);

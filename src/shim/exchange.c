@@ -270,8 +270,9 @@ static uint64_t ps_since(uint64_t t0)
 /* A communicator's first call where its record's creation waits for the next call
  * (shim_comm_defers), or one of the rec->defer calls after it that MPI_COMM_WORLD's lineage
  * lets run first (lineage.h): it runs MPI's algorithm unchecked, without any communication of
- * hrelay's, and the last of them leaves in the record what the next call's agreement compares
- * with (this rank's bound, pattern and site of it; shim_comm_settle agrees them); that
+ * hrelay's (all but the first and the last may take shim_quiet_begin's path: rec->quiet_until),
+ * and the last of them leaves in the record what the next call's agreement compares with (this
+ * rank's bound, pattern, site and time of it; shim_comm_settle agrees them); that
  * agreement then takes it for the communicator's first call. A wrong call gets MPI's own
  * behaviour, as any unchecked call. */
 static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
@@ -281,15 +282,14 @@ static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
                  "%s on %d ranks: of MPI_COMM_WORLD's lineage: the first %llu calls run MPI's "
                  "algorithm unchecked, the run an earlier duplicate's first agreement started",
                  shim_args_name(a), rec->p, (unsigned long long)rec->defer + 1);
-    if (rec->calls == rec->defer) {
-        exec_exchange x;
-        uint64_t load;
-        shim_comm_flags(rec, a, &load);
-        rec->first_load = load;
-        rec->last_pattern = local_pattern(rec, a, &x);
-        rec->prev.site = site ? site - rec->sites.site : -1;
-    }
-    rec->calls++;
+    if (rec->calls++ < rec->defer)
+        return shim_run_unchecked(a, rec, site, 1);
+    exec_exchange x;
+    uint64_t load;
+    shim_comm_flags(rec, a, &load);
+    rec->first_load = load;
+    rec->last_pattern = local_pattern(rec, a, &x);
+    rec->prev.site = site ? site - rec->sites.site : -1;
     uint64_t t0 = shim_ticks();
     int rc = shim_run_unchecked(a, rec, site, 1);
     rec->prev.exec_ps = ps_since(t0);
