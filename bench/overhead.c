@@ -8,13 +8,16 @@
  * through the shim and directly. With --new-comm also what a new communicator costs: each call
  * is MPI_Comm_dup of MPI_COMM_WORLD, --first-calls MPI_Alltoall of --bytes per pair on it
  * (default 1; MPI_Alltoallv with the same counts with --new-comm-v; through the shim: hrelay
- * creates the communicator's record at the first; or directly) and MPI_Comm_free. With
+ * creates the communicator's record at the first; or directly) and MPI_Comm_free; with
+ * --new-comm-split MPI_Comm_split of MPI_COMM_WORLD (one color: its group) instead of
+ * MPI_Comm_dup. With
  * --comms N the calls go to N duplicates of MPI_COMM_WORLD in turn (call i to duplicate i mod N),
  * as a 2-D FFT's transposes alternate between its row and column communicators. Run it under
  * libhrelay.so with 2 ranks on one node (more ranks than cores measure the scheduler):
  * `make overhead` (OVERHEAD_ARGS="--drift --new-comm") or
  *   hrelay-run -n 2 bench/overhead [--bytes 8] [--calls 2000] [--blocks 41] [--drift]
- *                                  [--new-comm] [--new-comm-v] [--first-calls 1] [--comms 1]
+ *                                  [--new-comm] [--new-comm-v] [--new-comm-split]
+ *                                  [--first-calls 1] [--comms 1]
  * (HRELAY_RECHECK=0 agrees on every call: no unchecked runs). Without libhrelay.so preloaded
  * both columns measure the MPI library (ratio about 1). */
 #include <dlfcn.h>
@@ -38,6 +41,7 @@ typedef struct exchange {
     int p, me, bytes;
     int first_calls;          /* --first-calls: calls on each new communicator (--new-comm) */
     int first_v;              /* --new-comm-v: those calls are MPI_Alltoallv */
+    int split;                /* --new-comm-split: new communicators are MPI_Comm_split's */
     int ncomms;               /* the communicators calls go to in turn */
     MPI_Comm comm[COMMS_MAX]; /* MPI_COMM_WORLD, or --comms duplicates of it */
     int *counts, *displs;
@@ -107,7 +111,10 @@ static double block(const exchange *x, int variant, int calls)
             break;
         default: {
             MPI_Comm c;
-            MPI_Comm_dup(MPI_COMM_WORLD, &c);
+            if (x->split)
+                MPI_Comm_split(MPI_COMM_WORLD, 0, x->me, &c);
+            else
+                MPI_Comm_dup(MPI_COMM_WORLD, &c);
             /* variant 6 through the shim, 7 directly */
             alltoall_fn *all = variant == 6 ? MPI_Alltoall : PMPI_Alltoall;
             alltoallv_fn *allv = variant == 6 ? MPI_Alltoallv : PMPI_Alltoallv;
@@ -147,6 +154,8 @@ int main(int argc, char **argv)
             new_comm = 1;
         else if (!strcmp(argv[i], "--new-comm-v"))
             new_comm = x.first_v = 1;
+        else if (!strcmp(argv[i], "--new-comm-split"))
+            new_comm = x.split = 1;
         else if (!strcmp(argv[i], "--first-calls") && i + 1 < argc)
             x.first_calls = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--comms") && i + 1 < argc)
@@ -155,7 +164,8 @@ int main(int argc, char **argv)
             if (rank == 0)
                 fprintf(strcmp(argv[i], "--help") ? stderr : stdout,
                         "usage: overhead [--bytes N] [--calls N] [--blocks N] [--drift] "
-                        "[--new-comm] [--new-comm-v] [--first-calls N] [--comms N (1 - %d)]\n",
+                        "[--new-comm] [--new-comm-v] [--new-comm-split] [--first-calls N] "
+                        "[--comms N (1 - %d)]\n",
                         COMMS_MAX);
             MPI_Finalize();
             return strcmp(argv[i], "--help") ? 2 : 0;
@@ -221,7 +231,8 @@ int main(int argc, char **argv)
                    names[pair[k]], native * 1e6, shim * 1e6, shim / native);
         }
         if (new_comm)
-            printf("  (new comm: MPI_Comm_dup, %d MPI_Alltoall%s, MPI_Comm_free)\n", x.first_calls,
+            printf("  (new comm: %s, %d MPI_Alltoall%s, MPI_Comm_free)\n",
+                   x.split ? "MPI_Comm_split" : "MPI_Comm_dup", x.first_calls,
                    x.first_v ? "v" : "");
     }
     for (int v = 0; v < VARIANTS; v++)

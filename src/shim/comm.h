@@ -96,7 +96,7 @@ typedef struct shim_comm {
     uint32_t defer;        /* the calls after the first that run MPI's algorithm unchecked
                               before the creation is agreed (shim_lineage_take; equal on every
                               rank) */
-    int lineage;           /* the communicator is of MPI_COMM_WORLD's lineage (lineage.h) */
+    int lineage;           /* the communicator's lineage (lineage.h): its index + 1, 0: none */
     int topo_local;        /* topo was found without communication (shim_topo_init_local) */
     int topo_ok;           /* this rank found it (else out of memory) */
     shim_prev prev;        /* the previous agreed call */
@@ -182,7 +182,7 @@ uint64_t shim_comm_flags(const shim_comm *rec, const shim_args *a, uint64_t *loa
 int shim_comm_defers(MPI_Comm comm);
 
 /* Makes comm's record at its first call without communication (shim_comm_defers), pending
- * (rec->pending) until shim_comm_settle at the call after it and the rec->defer calls the
+ * (rec->pending) until shim_comm_settle at the call after it and the rec->defer calls its
  * lineage lets run MPI's algorithm first (shim_lineage_take). NULL when out of memory: then
  * comm is marked (shim_comm_unmade, and shim_lineage_keep), so that that call still takes part
  * in that agreement. Local. */

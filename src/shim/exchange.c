@@ -18,10 +18,11 @@
  *     starts the run the agreement would start (64 calls, then doubling). A communicator's
  *     second call that is its first again at the same site, where this process remembers an
  *     earlier communicator of its size settling that call on MPI's algorithm (settled.h), is
- *     decided so by its record's creation alone and starts the run remembered. A duplicate of
- *     MPI_COMM_WORLD starts with the run the last first agreement on one started, where the
- *     lineage has it (lineage.h): its first calls run MPI's algorithm unchecked through that
- *     run, and the call after is agreed as a second call.
+ *     decided so by its record's creation alone and starts the run remembered. A communicator
+ *     of a group met before (a duplicate of MPI_COMM_WORLD, a repeated split's half) starts
+ *     with the run the last first agreement on one of that group started, where its lineage
+ *     has it (lineage.h): its first calls run MPI's algorithm unchecked through that run, and
+ *     the call after is agreed as a second call.
  *   Agreed: every rank validates its arguments (describe.c, validate.c: MPICH's checks, in its
  *     order), matches its part of the pattern against the cache, prepares the cached plan's
  *     run (run.c; before agreeing, so that nothing can fail on one rank after the others
@@ -268,8 +269,8 @@ static uint64_t ps_since(uint64_t t0)
 }
 
 /* A communicator's first call where its record's creation waits for the next call
- * (shim_comm_defers), or one of the rec->defer calls after it that MPI_COMM_WORLD's lineage
- * lets run first (lineage.h): it runs MPI's algorithm unchecked, without any communication of
+ * (shim_comm_defers), or one of the rec->defer calls after it that its group's lineage lets
+ * run first (lineage.h): it runs MPI's algorithm unchecked, without any communication of
  * hrelay's (all but the first and the last may take shim_quiet_begin's path: rec->quiet_until),
  * and the last of them leaves in the record what the next call's agreement compares with (this
  * rank's bound, pattern, site and time of it; shim_comm_settle agrees them); that
@@ -279,8 +280,8 @@ static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
 {
     if (rec->calls == 0 && rec->defer > 0)
         shim_log(2,
-                 "%s on %d ranks: of MPI_COMM_WORLD's lineage: the first %llu calls run MPI's "
-                 "algorithm unchecked, the run an earlier duplicate's first agreement started",
+                 "%s on %d ranks: of its group's lineage: the first %llu calls run MPI's algorithm "
+                 "unchecked, the run an earlier communicator's first agreement started",
                  shim_args_name(a), rec->p, (unsigned long long)rec->defer + 1);
     if (rec->calls++ < rec->defer)
         return shim_run_unchecked(a, rec, site, 1);
@@ -298,9 +299,15 @@ static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
 
 /* The bits of the second call's agreement above the creation's flags, combined by AND: this
  * rank's call is its part of the first call again, is at the first call's site, is a call this
- * process remembers settled (settled.h), and is at a site whose drifting calls it remembers
- * settled. */
-enum { SECOND_AGAIN = 8, SECOND_SITE = 16, SECOND_SETTLED = 32, SECOND_DRIFT = 64 };
+ * process remembers settled (settled.h), is at a site whose drifting calls it remembers
+ * settled, and this rank found the communicator's lineage. */
+enum {
+    SECOND_AGAIN = 8,
+    SECOND_SITE = 16,
+    SECOND_SETTLED = 32,
+    SECOND_DRIFT = 64,
+    SECOND_LINEAGE = 128
+};
 
 /* The second call on rec, whose first deferred its record's creation, where it is not run as
  * a tiny call again (deferred_second; flags: the agreed flags, consistent: no receiver expects
@@ -426,6 +433,8 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
             site_run = shim_settled_find_site(shim_g.world, rec, site, &site_cls);
         if (site_run)
             flags |= SECOND_DRIFT;
+        if (rec->lineage)
+            flags |= SECOND_LINEAGE;
     }
     /* over ranks: AND of the flags, SUM of the balance (zero: no truncation anywhere), MAX of
      * this call's bound, of the first call's, of the run remembered, of the class of the
@@ -465,7 +474,9 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
     uint64_t run_settled = !tiny && rec->defer == 0 && second_may_settle(request, w)
                                ? settled_run(w, &drift)
                                : 0;
-    *settled = tiny || (run_settled && !drift);
+    /* the lineage keeps it only where every rank found the lineage: a rank that could not
+     * would agree the next communicator's second call while the others ran it unchecked */
+    *settled = (tiny || (run_settled && !drift)) && (w[0] & SECOND_LINEAGE);
     if (run_settled) {
         rec->calls++;
         rec->last_agreed = rec->calls;

@@ -31,8 +31,8 @@ typedef struct setup {
     MPI_Comm self;         /* MPI_COMM_NULL if not created */
 } setup;
 
-/* Creates the process-wide record, the records' attribute key, the lineage's (marking
- * MPI_COMM_WORLD where cfg lets it: lineage.h), the agreement's operation, shim_agree_few's
+/* Creates the process-wide record, the records' attribute key, the lineages' (MPI_COMM_WORLD's
+ * the first where cfg lets it: lineage.h), the agreement's operation, shim_agree_few's
  * element type and the duplicate of MPI_COMM_SELF whose errors return. Returns 1 if all of
  * them exist. */
 static int set_up(setup *s, const shim_config *cfg)
@@ -43,8 +43,8 @@ static int set_up(setup *s, const shim_config *cfg)
         s->world->threaded = level == MPI_THREAD_MULTIPLE;
     if (s->world == NULL ||
         shim_comm_keyval_create(&s->keyval, &s->request_keyval) != MPI_SUCCESS ||
-        shim_lineage_create(&s->lineage_keyval, cfg->inherit > 0 && !s->world->threaded) !=
-            MPI_SUCCESS ||
+        shim_lineage_create(s->world, &s->lineage_keyval,
+                            cfg->inherit > 0 && !s->world->threaded) != MPI_SUCCESS ||
         !(s->have_op = shim_agree_op_create(&shim_g.agree_op) == MPI_SUCCESS) ||
         shim_agree_few_type_create(&s->few_type) != MPI_SUCCESS ||
         PMPI_Comm_dup(MPI_COMM_SELF, &s->self) != MPI_SUCCESS)

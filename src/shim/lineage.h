@@ -1,13 +1,16 @@
-/* MPI_COMM_WORLD's lineage: the communicators MPI_Comm_dup (and the other calls that copy
- * attributes: MPI_Comm_dup_with_info, MPI_Comm_idup) makes of MPI_COMM_WORLD and of each
- * other, which all have MPI_COMM_WORLD's group (lineage.c).
+/* Lineages: the communicators of one group (the same ranks in the same order), such as
+ * MPI_COMM_WORLD and its duplicates, or the halves a repeated MPI_Comm_split makes (lineage.c).
  *
  * Every rank of such a communicator is in every other one, and a correct MPI program makes
  * its collective calls so that it would not deadlock if they all synchronised: every rank
- * makes the lineage's communicators' calls in the same order. So what their agreed calls
+ * makes the calls of a lineage's communicators in the same order. So what their agreed calls
  * leave in the process (the run the first agreement of the last one started) is the same on
  * every rank at the first call of the next, and that call can use it without communication.
- * Under MPI_THREAD_MULTIPLE that order is not given, and the lineage is off. */
+ * A rank finds a communicator's lineage locally (an attribute copied to its duplicates, else a
+ * comparison of its group with the lineages known), and a run is kept only where every rank of
+ * the communicator found it (agreed), so a rank whose table is full keeps the others from
+ * inheriting rather than deciding otherwise. Under MPI_THREAD_MULTIPLE that order is not
+ * given, and lineages are off. */
 #ifndef HRELAY_SHIM_LINEAGE_H
 #define HRELAY_SHIM_LINEAGE_H
 
@@ -17,29 +20,40 @@
 struct shim_comm;
 struct shim_world;
 
-/* What the lineage's last first agreement left (in the world's record, under its lock). */
+/* Lineages a process knows: MPI_COMM_WORLD's and the groups met first (none is forgotten:
+ * a rank that forgot one would decide otherwise than the ranks that did not). */
+enum { SHIM_LINEAGES = 16 };
+
+/* One lineage (in the world's record, under its lock). */
 typedef struct shim_lineage {
-    uint32_t run;  /* the run of unchecked calls that agreement started (0: none, or a plan
-                      ran on a communicator of the lineage since) */
-    uint32_t uses; /* communicators that may still start with that run (HRELAY_INHERIT) */
+    MPI_Group group; /* its communicators' group */
+    int size;        /* of that group */
+    uint32_t run;    /* the run of unchecked calls the last first agreement of one of its
+                        communicators started (0: none, or a plan ran on one since) */
+    uint32_t uses;   /* communicators that may still start with that run (HRELAY_INHERIT) */
 } shim_lineage;
 
-/* Creates the attribute that marks the lineage (copied by MPI_Comm_dup to every duplicate of
- * a marked communicator) and, where on (HRELAY_INHERIT > 0 below MPI_THREAD_MULTIPLE), marks
- * MPI_COMM_WORLD with it. Returns an MPI error code (then *keyval is not created). */
-int shim_lineage_create(int *keyval, int on);
+/* Creates the attribute that marks a communicator's lineage (copied by MPI_Comm_dup to every
+ * duplicate) and, where on (HRELAY_INHERIT > 0 below MPI_THREAD_MULTIPLE), makes
+ * MPI_COMM_WORLD's group w's first lineage and marks MPI_COMM_WORLD with it. Returns an MPI
+ * error code (then *keyval is not created). */
+int shim_lineage_create(struct shim_world *w, int *keyval, int on);
 
-/* Whether comm is of the lineage (marked). Local. */
+/* Frees w's lineages' groups (before MPI_Finalize). */
+void shim_lineage_free(struct shim_world *w);
+
+/* The lineage of comm (its index + 1), found or made now where comm is not marked yet; 0
+ * where lineages are off, or the process knows SHIM_LINEAGES others. Local. */
 int shim_lineage_of(MPI_Comm comm);
 
 /* At the first call of comm, which defers its record's creation (shim_comm_defers): the calls
- * after this one that run MPI's algorithm unchecked before the creation is agreed: the
- * lineage's run where comm is of the lineage and a use is left (it takes the use), else 0.
- * The same on every rank of comm. Local. */
+ * after this one that run MPI's algorithm unchecked before the creation is agreed: the run of
+ * comm's lineage where it has one and a use is left (it takes the use), else 0. The same on
+ * every rank of comm. Local. */
 uint32_t shim_lineage_take(MPI_Comm comm);
 
 /* Where comm's first call could not make its record (shim_comm_unmade) and took `run` from
- * the lineage, keeps that count on comm for shim_lineage_defer. */
+ * its lineage, keeps that count on comm for shim_lineage_defer. */
 void shim_lineage_keep(MPI_Comm comm, uint32_t run);
 
 /* On a communicator whose first call could not make its record: whether this call is one of
@@ -48,22 +62,22 @@ void shim_lineage_keep(MPI_Comm comm, uint32_t run);
 int shim_lineage_defer(MPI_Comm comm);
 
 /* After the first agreement of rec (its record's creation agreed, with the call it decided):
- * where rec is of the lineage and started with no inherited run, the lineage's run becomes the
- * run of unchecked calls that agreement started (quiet_until) where settled is set (the call
- * ran MPI's algorithm as too small to explore, or as the same call an earlier communicator
- * settled: deferred_second's cases that the creation alone decides for a pattern, not a
- * site), and its uses HRELAY_INHERIT; else 0 (a run started because every byte stayed within
- * nodes, started whatever is measured, is not kept either). Not kept, on one node, 2 ranks,
- * in a benchmark's fresh communicators of 20 calls: a run a full agreement started (exploring
- * to come: at 1 MiB per rank, where plans win, most runs ran MPI's algorithm through their 20
- * calls, an inherited run before their own), and a drifting site's remembered run (a drifting
- * MoE routing of 1 MiB per rank kept 0.89 - 1.06 x native's time instead of 0.84 - 1.00). Nor
- * does a communicator that inherited keep its own (the run went on from row to row). A
- * function of agreed values only. */
+ * where rec has a lineage and started with no inherited run, the lineage's run becomes the run
+ * of unchecked calls that agreement started (quiet_until) where settled is set (the call ran
+ * MPI's algorithm as too small to explore, or as the same call an earlier communicator
+ * settled: deferred_second's cases that the creation alone decides for a pattern, not a site;
+ * and every rank of rec found its lineage, agreed), and its uses HRELAY_INHERIT; else 0 (a run
+ * started because every byte stayed within nodes, started whatever is measured, is not kept
+ * either). Not kept, on one node, 2 ranks, in a benchmark's fresh communicators of 20 calls: a
+ * run a full agreement started (exploring to come: at 1 MiB per rank, where plans win, most
+ * runs ran MPI's algorithm through their 20 calls, an inherited run before their own), and a
+ * drifting site's remembered run (a drifting MoE routing of 1 MiB per rank kept 0.89 - 1.06 x
+ * native's time instead of 0.84 - 1.00). Nor does a communicator that inherited keep its own
+ * (the run went on from row to row). A function of agreed values only. */
 void shim_lineage_note(struct shim_world *w, const struct shim_comm *rec, int settled);
 
-/* Where a plan ran a call on rec (agreed): if rec is of the lineage, the lineage's run is
- * forgotten (the next communicator agrees its second call). */
+/* Where a plan ran a call on rec (agreed): if rec has a lineage, its run is forgotten (the
+ * next communicator agrees its second call). */
 void shim_lineage_forget(struct shim_world *w, const struct shim_comm *rec);
 
 #endif

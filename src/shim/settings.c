@@ -240,9 +240,10 @@ const shim_setting shim_settings[] = {
      .min = 0,
      .max = 1 << 20,
      .def = SHIM_DEFAULT_INHERIT,
-     .help = "auto: duplicates of MPI_COMM_WORLD that start with the run of calls left to MPI "
-             "that the last one's record creation decided (too small to explore, or the same "
-             "call settled before), before one agrees again; 0 never"},
+     .help = "auto: communicators of one group (MPI_COMM_WORLD's duplicates, a repeated "
+             "split's halves) that start with the run of calls left to MPI that the last one's "
+             "record creation decided (too small to explore, or the same call settled before), "
+             "before one agrees again; 0 never"},
     {.name = "HRELAY_SITE_DEPTH",
      .type = SHIM_SETTING_INT,
      .offset = FIELD(site_depth),

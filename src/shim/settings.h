@@ -43,8 +43,9 @@ enum {
     SHIM_DEFAULT_MARGIN = 50,     /* HRELAY_TUNE_MARGIN: percent above the best model explored */
     SHIM_DEFAULT_BUDGET = 2,      /* HRELAY_EXPLORE_BUDGET: percent of a site's time */
     SHIM_DEFAULT_RECHECK = 256,   /* HRELAY_RECHECK: longest run of unchecked native calls */
-    SHIM_DEFAULT_INHERIT = 3,     /* HRELAY_INHERIT: duplicates that start with the run an
-                                     earlier one's first agreement started (lineage.h) */
+    SHIM_DEFAULT_INHERIT = 3,     /* HRELAY_INHERIT: communicators of a group that start with
+                                     the run an earlier one's first agreement started
+                                     (lineage.h) */
     SHIM_SITE_FRAMES = 8,         /* HRELAY_SITE_DEPTH: at most this many frames per call site */
     SHIM_NODE_AUTO = 0,           /* HRELAY_NODE_SIZE=auto: the nodes MPI_Comm_split_type finds */
     SHIM_NODE_SIZE_MAX = 1 << 20, /* HRELAY_NODE_SIZE: the largest K */
@@ -82,7 +83,7 @@ typedef struct shim_config {
     int margin;                 /* HRELAY_TUNE_MARGIN: percent */
     int budget;                 /* HRELAY_EXPLORE_BUDGET: percent */
     int recheck;                /* HRELAY_RECHECK: longest run of unchecked native calls */
-    int inherit;                /* HRELAY_INHERIT: duplicates inheriting a first run */
+    int inherit;                /* HRELAY_INHERIT: communicators inheriting a first run */
     int site_depth;             /* HRELAY_SITE_DEPTH: frames that name a call site */
     int duplex;                 /* HRELAY_DUPLEX: a plan_duplex, the links' model plans obey */
     int node_size;              /* HRELAY_NODE_SIZE: SHIM_NODE_AUTO or K ranks per node */

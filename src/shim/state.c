@@ -21,6 +21,7 @@ void shim_world_free(shim_world *w)
     if (!w)
         return;
     pthread_mutex_destroy(&w->lock);
+    shim_lineage_free(w);
     shim_sites_free(&w->retired);
     shim_comm_summaries_free(&w->comms);
     free(w->live);

@@ -35,8 +35,9 @@ typedef struct shim_world {
     size_t ndumped, cap_dumped;
     int dump_warned;
     shim_settled settled; /* calls MPI's algorithm settled, across communicators (settled.c) */
-    shim_lineage lineage; /* what MPI_COMM_WORLD's lineage's last first agreement left
-                             (lineage.c) */
+    shim_lineage lineage[SHIM_LINEAGES]; /* the lineages known (lineage.h), MPI_COMM_WORLD's
+                                            first */
+    int nlineages;                       /* of them (0: lineages off) */
 } shim_world;
 
 /* A new, empty process-wide record; NULL when out of memory. */
@@ -74,7 +75,7 @@ typedef struct shim_state {
     int keyval;              /* attribute of communicator records (comm.h) */
     int request_keyval;      /* attribute of hrelay_set_algorithm's request on a
                                 communicator without a record yet (control.c) */
-    int lineage_keyval;      /* attribute marking MPI_COMM_WORLD's lineage (lineage.h) */
+    int lineage_keyval;      /* attribute marking a communicator's lineage (lineage.h) */
     MPI_Op agree_op;         /* the agreement's reduction (agree.h; each communicator's
                                 record has its element type) */
     MPI_Datatype few_type;   /* the element of a few words agreed with it (shim_agree_few) */

@@ -20,9 +20,14 @@
  *                       the same exchange on every one), duplicate FORCED (1 .. K; 0: none)
  *                       running direct (hrelay_set_algorithm; a failure counts as bad), with
  *                       DRIFT 1 counts that change on every call (up to 4 bytes more per pair);
- *                       with COMMS_SPLIT set in the environment, MPI_Comm_split of
- *                       MPI_COMM_WORLD (its group, of no lineage) instead of duplicates;
- *                       rank 0 prints "fresh K calls C bad B"
+ *                       with COMMS_SPLIT in the environment, communicators MPI_Comm_split
+ *                       makes of MPI_COMM_WORLD instead of duplicates: N (1, 2, ...) the ranks
+ *                       of each residue modulo N (1: MPI_COMM_WORLD's group again); "mix" those
+ *                       modulo 2 and the lower and upper halves in turn; "full" (5 ranks)
+ *                       first 15 communicators of the ranks but 1, each in another order (with
+ *                       MPI_COMM_WORLD's, 16 groups on every rank but 1: a full table of
+ *                       lineages), then ranks 0 and 1 and the others (rank 0 finds no lineage
+ *                       for the first, rank 1 does); rank 0 prints "fresh K calls C bad B"
  *
  * D, M and O count communicators whose last call ran direct, MPI's algorithm, or anything else
  * (hrelay_last_algorithm, found with dlsym; all "other" without hrelay). B counts wrong bytes and
@@ -82,6 +87,44 @@ static long exchange(MPI_Comm comm, int p, int rank, int bytes, unsigned char *s
 
 typedef int (*set_fn)(MPI_Comm, const char *);
 
+/* The position of element e in permutation k (0 .. m! - 1, m <= 8) of 0 .. m - 1. */
+static int permuted(int e, int m, int k)
+{
+    int left[8], fact = 1;
+    for (int i = 0; i < m; i++) {
+        left[i] = i;
+        fact *= i + 1;
+    }
+    for (int pos = 0; pos < m; pos++) {
+        fact /= m - pos;
+        int i = k / fact % (m - pos);
+        if (left[i] == e)
+            return pos;
+        for (; i + 1 < m - pos; i++)
+            left[i] = left[i + 1];
+    }
+    return -1;
+}
+
+/* Communicator i of `fresh` under COMMS_SPLIT=mode (see the file comment). */
+static void split_of(const char *mode, int i, int p, int rank, MPI_Comm *c)
+{
+    int color = 0, key = rank;
+    if (!strcmp(mode, "mix")) {
+        color = i % 2 ? rank < (p + 1) / 2 : rank % 2;
+    } else if (!strcmp(mode, "full")) {
+        if (i < 15) { /* ranks 0, 2, 3, 4 in order i */
+            color = rank == 1;
+            key = rank == 1 ? 0 : permuted(rank - (rank > 1), p - 1, i);
+        } else {
+            color = rank >= 2;
+        }
+    } else {
+        color = rank % atoi(mode);
+    }
+    MPI_Comm_split(MPI_COMM_WORLD, color, key, c);
+}
+
 /* comms fresh K CALLS BYTES STEP [FORCED [DRIFT]] (see the file comment). */
 static int fresh(int k, int calls, int bytes, int step, int forced, int drift)
 {
@@ -97,17 +140,24 @@ static int fresh(int k, int calls, int bytes, int step, int forced, int drift)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     long bad = 0;
-    int split = getenv("COMMS_SPLIT") != NULL;
+    const char *split = getenv("COMMS_SPLIT");
+    if (split && (!strcmp(split, "full") ? p != 5 : strcmp(split, "mix") && atoi(split) < 1)) {
+        fprintf(stderr, "comms: COMMS_SPLIT=%s needs 5 ranks, or is not mix or N >= 1\n", split);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     for (int i = 0; i < k; i++) {
         MPI_Comm c;
         if (split)
-            MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &c);
+            split_of(split, i, p, rank, &c);
         else
             MPI_Comm_dup(MPI_COMM_WORLD, &c);
+        int cp, crank;
+        MPI_Comm_size(c, &cp);
+        MPI_Comm_rank(c, &crank);
         if (i + 1 == forced && (!set || set(c, "direct") != 0))
             bad++;
-        bad += exchange_n(c, p, rank, bytes, i * step, drift, calls, sbuf, rbuf, counts, counts + p,
-                          counts + 2 * p, counts + 3 * p);
+        bad += exchange_n(c, cp, crank, bytes, i * step, drift, calls, sbuf, rbuf, counts,
+                          counts + p, counts + 2 * p, counts + 3 * p);
         MPI_Comm_free(&c);
     }
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);

@@ -178,13 +178,13 @@ if " calls run MPI's algorithm unchecked" not in lines[agreed[1] + 2]:
     sys.exit("the first waiting call starts no run")
 PY
 done
-# MPI_COMM_WORLD's lineage (src/shim/lineage.c): duplicates of MPI_COMM_WORLD making a tiny
+# lineages (src/shim/lineage.c): duplicates of MPI_COMM_WORLD making a tiny
 # exchange (too small to explore: the first agreement starts a run of 64 unchecked calls); the
 # next HRELAY_INHERIT duplicates start with that run, without any agreement in their 12 calls,
 # then one agrees its second call again (and starts the run anew): of 9 duplicates 6 inherit
 # with the default 3, 4 with 1, none with 0; every byte right on every rank (a rank deciding
 # otherwise would leave the others' allreduce unmatched)
-inherited() { grep -c "of MPI_COMM_WORLD's lineage: the first 65 calls run MPI's algorithm unchecked" "$err"; }
+inherited() { grep -c "of its group's lineage: the first 65 calls run MPI's algorithm unchecked" "$err"; }
 created() { grep -c "too small to explore" "$err"; }
 for run in "2 - 6 3" "3 - 6 3" "2 1 4 5" "3 0 0 9"; do
     # shellcheck disable=SC2086 # ranks, HRELAY_INHERIT (-: default), inheriting, agreeing
@@ -208,11 +208,20 @@ hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 -- ./tests/mpi/comms fresh 8 12 128
 grep -q '^fresh 8 calls 12 bad 0$' "$out" || hr_fail "comms lineage, the second forced: $(cat "$out" "$err")"
 [ "$(inherited)" = 4 ] && [ "$(created)" = 3 ] ||
     hr_fail "comms lineage, the second forced: $(inherited) inherited, $(created) agreed: $(cat "$err")"
-# communicators split off MPI_COMM_WORLD are of no lineage: every one agrees its second call
-hr_run 2 HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 COMMS_SPLIT=1 -- \
-    ./tests/mpi/comms fresh 4 12 128 0 >"$out" 2>"$err" ||
-    hr_fail "comms lineage, split: $(cat "$out" "$err")"
-grep -q '^fresh 4 calls 12 bad 0$' "$out" || hr_fail "comms lineage, split: $(cat "$out" "$err")"
-[ "$(inherited)" = 0 ] && [ "$(created)" = 4 ] ||
-    hr_fail "comms lineage, split: $(inherited) inherited, $(created) agreed: $(cat "$err")"
+# communicators of one group that MPI_Comm_split makes are a lineage too (rank 0 logs its
+# own): the group of MPI_COMM_WORLD again (split 1, 2 and 3 ranks), the even ranks (split 2,
+# 4 ranks), two groups in turn (mix: {0, 2} and {0, 1} on rank 0, each of its 5 and 4
+# communicators: 3 + 3 inherit, 2 + 1 agree); with full lineage tables (full, 5 ranks) rank 0
+# finds no lineage for {0, 1} and rank 1 does: none inherits (one that did would leave the
+# other's allreduce unmatched: a hang)
+for run in "2 1 9 6 3" "3 1 9 6 3" "4 2 9 6 3" "4 mix 9 6 3" "5 full 24 0 24"; do
+    # shellcheck disable=SC2086 # ranks, COMMS_SPLIT, communicators, inheriting, agreeing
+    set -- $run
+    hr_run "$1" HRELAY_NODE_SIZE=1 HRELAY_VERBOSE=2 COMMS_SPLIT="$2" -- \
+        ./tests/mpi/comms fresh "$3" 12 128 0 >"$out" 2>"$err" ||
+        hr_fail "comms lineage, split $run: $(cat "$out" "$err")"
+    grep -q "^fresh $3 calls 12 bad 0\$" "$out" || hr_fail "comms lineage, split $run: $(cat "$out" "$err")"
+    [ "$(inherited)" = "$4" ] && [ "$(created)" = "$5" ] ||
+        hr_fail "comms lineage, split $run: $(inherited) inherited, $(created) agreed: $(cat "$err")"
+done
 exit 0
