@@ -6,8 +6,8 @@
 #include "shim/comm.h"
 #include "shim/state.h"
 
-/* The attribute's value: 0 where comm's lineage is not known yet, else the lineage's index + 1
- * in its low MARK_BITS and, above them, the calls kept by shim_lineage_keep. */
+/* The attribute's value: 0 where comm's lineage is not known yet; else the lineage's index + 1
+ * in its low MARK_BITS (0 there: none) and, above them, the calls kept by shim_lineage_keep. */
 enum { MARK_BITS = 8 };
 #define MARK_INDEX(v) ((int)((v) & (((intptr_t)1 << MARK_BITS) - 1)))
 
@@ -119,10 +119,11 @@ uint32_t shim_lineage_take(MPI_Comm comm)
 
 void shim_lineage_keep(MPI_Comm comm, uint32_t run)
 {
-    intptr_t v = mark_of(comm);
-    if (run > 0 && v > 0) /* the mark's value is replaced in place */
+    /* the mark's value is replaced in place, or made (index 0: no lineage) where making it
+     * failed at the lineage's lookup */
+    if (run > 0)
         PMPI_Comm_set_attr(comm, shim_g.lineage_keyval,
-                           (void *)(MARK_INDEX(v) + ((intptr_t)run << MARK_BITS)));
+                           (void *)(MARK_INDEX(mark_of(comm)) + ((intptr_t)run << MARK_BITS)));
 }
 
 int shim_lineage_defer(MPI_Comm comm)
