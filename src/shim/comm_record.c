@@ -270,10 +270,11 @@ static void record_discard(shim_comm *rec)
     free(rec);
 }
 
-/* A new record of comm with the state of a communicator before its first call, its topology
- * found where that needs no communication (rec->topo_local, this rank's success in
- * rec->topo_ok); not yet an attribute of comm. NULL when out of memory. Local. */
-static shim_comm *record_new(MPI_Comm comm)
+/* A new record of comm, of lineage `lineage` (shim_lineage_of), with the state of a
+ * communicator before its first call, its topology found where that needs no communication
+ * (rec->topo_local, this rank's success in rec->topo_ok); not yet an attribute of comm. NULL
+ * when out of memory. Local. */
+static shim_comm *record_new(MPI_Comm comm, int lineage)
 {
     int p, rank;
     PMPI_Comm_size(comm, &p);
@@ -295,7 +296,7 @@ static shim_comm *record_new(MPI_Comm comm)
     rec->p = p;
     rec->rank = rank;
     rec->request = pending_request(comm);
-    rec->lineage = shim_lineage_of(comm);
+    rec->lineage = lineage;
     rec->last = -1;
     rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
     rec->quiet_len = SHIM_QUIET_FIRST;
@@ -338,7 +339,7 @@ static int record_finish(MPI_Comm comm, shim_comm *rec, uint64_t flags, uint64_t
  * (shim_comm_private makes it at the first gather). */
 shim_comm *shim_comm_create(MPI_Comm comm, const shim_args *a)
 {
-    shim_comm *rec = record_new(comm);
+    shim_comm *rec = record_new(comm, shim_lineage_of(comm));
     /* over ranks: AND of the flags, MAX of the load */
     uint64_t w[2];
     w[0] = shim_comm_flags(rec, a, &w[1]);
@@ -361,8 +362,9 @@ int shim_comm_defers(MPI_Comm comm)
 
 shim_comm *shim_comm_open(MPI_Comm comm)
 {
-    uint32_t defer = shim_lineage_take(comm);
-    shim_comm *rec = record_new(comm);
+    int lineage = shim_lineage_of(comm);
+    uint32_t defer = shim_lineage_take(lineage);
+    shim_comm *rec = record_new(comm, lineage);
     if (rec) {
         rec->pending = 1;
         rec->defer = defer;

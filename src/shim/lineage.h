@@ -46,11 +46,11 @@ void shim_lineage_free(struct shim_world *w);
  * where lineages are off, or the process knows SHIM_LINEAGES others. Local. */
 int shim_lineage_of(MPI_Comm comm);
 
-/* At the first call of comm, which defers its record's creation (shim_comm_defers): the calls
- * after this one that run MPI's algorithm unchecked before the creation is agreed: the run of
- * comm's lineage where it has one and a use is left (it takes the use), else 0. The same on
- * every rank of comm. Local. */
-uint32_t shim_lineage_take(MPI_Comm comm);
+/* At the first call of a communicator of lineage `lineage` (shim_lineage_of; 0: none), which
+ * defers its record's creation (shim_comm_defers): the calls after this one that run MPI's
+ * algorithm unchecked before the creation is agreed: the lineage's run where it has one and a
+ * use is left (it takes the use), else 0. The same on every rank of the communicator. Local. */
+uint32_t shim_lineage_take(int lineage);
 
 /* Where comm's first call could not make its record (shim_comm_unmade) and took `run` from
  * its lineage, keeps that count on comm for shim_lineage_defer. */
