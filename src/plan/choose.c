@@ -426,6 +426,24 @@ const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, in
     return i >= 0 ? &ch->cand[i] : NULL;
 }
 
+int plan_choice_plans_lost(const plan_choice *ch)
+{
+    const plan_candidate *mpi = plan_choice_find(ch, PLAN_ALGO_NATIVE, 0);
+    if (!mpi || mpi->best_ps == UINT64_MAX)
+        return 0;
+    int plans = 0;
+    for (int i = 0; i < ch->n; i++) {
+        const plan_candidate *c = &ch->cand[i];
+        if (c->algo == PLAN_ALGO_NATIVE || c->best_ps == UINT64_MAX)
+            continue;
+        if ((unsigned __int128)c->best_ps * 100 <
+            (unsigned __int128)mpi->best_ps * (100 - (ch->edge < 100 ? ch->edge : 99)))
+            return 0;
+        plans++;
+    }
+    return plans > 0;
+}
+
 plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *c)
 {
     uint64_t best = plan_choice_estimate(ch, plan_choice_incumbent(ch));

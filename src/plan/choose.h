@@ -149,6 +149,11 @@ plan_algo plan_choice_next(const plan_choice *ch);
 const plan_candidate *plan_choice_current(const plan_choice *ch);
 const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, int variant);
 
+/* Whether every plan measured in ch lost to MPI's algorithm: MPI's algorithm (base variant) and
+ * at least one plan have a measured call, and no plan's fastest call beats MPI's fastest by more
+ * than the percent a plan must settle by (ch->edge). */
+int plan_choice_plans_lost(const plan_choice *ch);
+
 /* What candidate c of ch is expected to take per call: its round's score where measured, else
  * its model. Across a network (plan_choice_network), once MPI's calls of the round are
  * measured, a borrowed model is scaled by MPI's score over its model where below 1, and a plan

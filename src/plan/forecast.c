@@ -551,6 +551,7 @@ static void decide_no_win(const plan_forecast_in *in, plan_forecast *f)
     f->why = f->on_node             ? "no byte leaves its node: no NIC to schedule"
              : f->tiny && in->learn ? "too small to try plans"
              : f->waiting           ? "a family to explore waits for the budget"
+             : in->lost             ? "its plans lost to MPI's algorithm on an earlier communicator"
                                     : "no plan can win";
 }
 
@@ -566,8 +567,15 @@ static int family_measured(const plan_forecast_in *in, const plan_forecast *f)
     return 0;
 }
 
-void plan_forecast_make(const plan_forecast_in *in, plan_forecast *f)
+void plan_forecast_make(const plan_forecast_in *given, plan_forecast *f)
 {
+    plan_forecast_in none;
+    const plan_forecast_in *in = given;
+    if (given->lost) { /* no family at all */
+        none = *given;
+        none.families = 0;
+        in = &none;
+    }
     memset(f, 0, sizeof *f);
     f->explore = PLAN_ALGO_NATIVE;
     for (int a = 0; a < PLAN_ALGO_COUNT; a++)

@@ -51,6 +51,9 @@ typedef struct plan_forecast_in {
     plan_duplex duplex;         /* the links' model plans obey */
     const plan_cost_params *c;
     uint32_t families;          /* bit per family that may be planned */
+    int lost;                   /* every rank's call is one whose plans lost to MPI's algorithm
+                                   (measured) on an earlier communicator: no family is
+                                   estimated, gathered or explored, as with families 0 */
     int native_variant;         /* the learning key of MPI's algorithm run before gathering:
                                    plan_learn_key(NATIVE, native_variant). 0 where the
                                    gathered pattern's model of it is the summary's (one rank
@@ -149,6 +152,7 @@ typedef struct plan_forecast {
 } plan_forecast;
 
 /* Forecasts the call described by in (see the file comment):
+ * - in->lost: as with no family at all (below), its reason saying why;
  * - native not measured yet at this size (within PLAN_LEARN_REACH classes): MPI's algorithm,
  *   measured (costs nothing over MPI), settled where the busiest rank moves fewer than
  *   explore_min_bytes or no byte leaves its node (nothing can be explored there whatever it

@@ -31,7 +31,7 @@ enum {
 _Static_assert((int)W_BLOCKS == (int)SHIM_AGREE_FIXED, "the fixed words fill their ranges");
 
 /* Bits of W_FLAGS. */
-enum { BIT_OK, BIT_TIMED, BIT_GATHER, BIT_REPEAT, BIT_HISTORY, BIT_AGAIN };
+enum { BIT_OK, BIT_TIMED, BIT_GATHER, BIT_REPEAT, BIT_HISTORY, BIT_AGAIN, BIT_LOST };
 
 /* Site indices above this are not agreed (an index and its complement both fit a word). */
 #define SITE_LIMIT ((uint64_t)1 << 40)
@@ -72,7 +72,7 @@ void shim_agree_pack(const shim_agreement *a, uint64_t *w)
                  (uint64_t)(a->can_gather != 0) << BIT_GATHER |
                  (uint64_t)(a->repeat != 0) << BIT_REPEAT |
                  (uint64_t)(a->history != 0) << BIT_HISTORY |
-                 (uint64_t)(a->again != 0) << BIT_AGAIN;
+                 (uint64_t)(a->again != 0) << BIT_AGAIN | (uint64_t)(a->lost != 0) << BIT_LOST;
     memcpy(w + W_SUM, s->sum, sizeof s->sum);
     w[W_PREV_EXEC] = a->timed ? a->prev_exec_ps : 0;
     w[W_PREV_WHOLE] = a->timed ? a->prev_whole_ps : 0;
@@ -95,6 +95,7 @@ void shim_agree_unpack(const uint64_t *w, shim_agreement *a)
     a->repeat = (int)(w[W_FLAGS] >> BIT_REPEAT & 1);
     a->history = (int)(w[W_FLAGS] >> BIT_HISTORY & 1);
     a->again = (int)(w[W_FLAGS] >> BIT_AGAIN & 1);
+    a->lost = (int)(w[W_FLAGS] >> BIT_LOST & 1);
     memcpy(s->sum, w + W_SUM, sizeof s->sum);
     a->prev_exec_ps = w[W_PREV_EXEC];
     a->prev_whole_ps = w[W_PREV_WHOLE];

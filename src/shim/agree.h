@@ -22,6 +22,8 @@ typedef struct shim_agreement {
     int again;      /* this rank's part of the pattern is its part at the communicator's
                        previous agreed call: after, the whole call is that one again */
     int history;    /* this rank holds the history of its site (shim_history_ready) */
+    int lost;       /* this rank's call is one whose plans lost on an earlier communicator and
+                       decide its checks still (shim_lost_find) */
     /* combined by MAX */
     uint64_t prev_exec_ps;  /* this rank's time of the previous agreed call's exchange (the
                                plan's self-copy and run, or MPI's call); after: the slowest's */

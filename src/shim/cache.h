@@ -86,6 +86,7 @@ typedef struct shim_slot {
     int worth_only;  /* only plans modeled to beat MPI's algorithm are measured (shim_decide) */
     uint32_t failed; /* bit per family whose planning failed on this rank */
     int planned;     /* plans built */
+    int lost_noted;  /* its plans' loss is remembered across communicators (lost.h) */
 } shim_slot;
 
 /* Empties slot s (its plans released; its row and column arrays stay). */

@@ -33,6 +33,8 @@ typedef struct shim_call {
     int cls;          /* the size class (plan_learn_class), -1: not learning (not auto) */
     int again;        /* agreed: the call is the communicator's previous agreed call again
                          (every rank's part of the pattern) */
+    int lost;         /* agreed: every rank's call is one whose plans lost on an earlier
+                         communicator and decide its checks still (lost.h) */
     int explored;     /* the call runs a candidate to measure it */
     int waiting;      /* a candidate to measure does not fit the budget yet: MPI's runs */
     plan_wait wait;   /* waiting: what measuring it is predicted to cost, its estimate and the

@@ -16,6 +16,7 @@
 #include "shim/history.h"
 #include "shim/lineage.h"
 #include "shim/log.h"
+#include "shim/lost.h"
 #include "shim/miss.h"
 #include "shim/node_gather.h"
 #include "shim/settled.h"
@@ -154,6 +155,8 @@ static void prepare_call(shim_call *c, shim_agreement *ag)
                            .can_gather = mask || shim_miss_buffer(rec, c->request) == 0,
                            .repeat = c->site && c->pattern && recent(c->site, c->pattern),
                            .again = c->pattern && c->pattern == rec->last_pattern,
+                           .lost = !mask && c->request == SHIM_AUTO &&
+                                   shim_lost_find(shim_g.world, rec, c->site, c->pattern),
                            .history = shim_history_ready(rec, idx),
                            .prev_exec_ps = rec->prev.exec_ps,
                            .prev_whole_ps = rec->prev.whole_ps,
@@ -222,6 +225,27 @@ static uint64_t optimistic(const shim_call *c, plan_algo a)
     if (c->cls < 0 || !plan_summary_consistent(s))
         return 0;
     return plan_summary_optimistic(s, a, (plan_duplex)shim_g.cfg.duplex, &shim_g.cfg.cost);
+}
+
+/* Keeps the process's memory of calls whose plans lost (lost.h) after call c on slot s under
+ * auto: where MPI's algorithm runs on and starts a run (native) and every plan measured on the
+ * slot lost to it (plan_choice_plans_lost), the call is remembered, once per filling of the slot;
+ * where a plan runs it as the best estimate (not exploring), forgotten. From agreed values, so
+ * alike on every rank of the communicator. */
+static void remember_loss(const shim_call *c, shim_slot *s, int native)
+{
+    if (c->run.algo != PLAN_ALGO_NATIVE && !c->explored) {
+        shim_lost_forget(shim_g.world, c->rec, c->site, c->pattern);
+        return;
+    }
+    if (!native || s->lost_noted || !plan_choice_plans_lost(&s->choice))
+        return;
+    s->lost_noted = 1;
+    shim_lost_note(shim_g.world, c->rec, c->site, c->pattern);
+    shim_log(2,
+             "on %d ranks: every plan measured on this pattern lost to MPI's algorithm: "
+             "remembered for its checks on other communicators of this size",
+             c->rec->p);
 }
 
 /* The agreed path, last part: runs the call on slot si (a cache hit, or a new pattern that
@@ -316,6 +340,8 @@ static int finish(shim_call *c, int si, int hit, int planned, uint64_t t0)
                                                              shim_native_measured(s))
                                             : 0;
     shim_update_quiet(rec, !native, c->again, waiting ? &wait : NULL, floor_len);
+    if (c->request == SHIM_AUTO)
+        remember_loss(c, s, native);
     return MPI_SUCCESS;
 }
 
@@ -404,6 +430,7 @@ int shim_run_agreed(shim_call *c, uint64_t t0)
     plan_history *site = shim_history_of(rec, &ag);
     int news = !hit && !ag.repeat && ag.ok;
     c->again = ag.again; /* never with an argument error: that rank's pattern is 0 */
+    c->lost = ag.lost && !hit;
     rec->last_pattern = c->pattern;
     c->hist = site ? ag.site : -1;
     c->cls = c->request == SHIM_AUTO && ag.ok
@@ -441,6 +468,8 @@ int shim_run_agreed(shim_call *c, uint64_t t0)
     if (c->request == SHIM_AUTO && ag.ok && plan_summary_consistent(&rec->summary)) {
         shim_forecast(rec, c, site, &fc);
         log_forecast(rec, c, &fc);
+        if (c->lost) /* it decided this check */
+            shim_lost_use(shim_g.world, rec, c->site, c->pattern);
         if (fc.action == PLAN_FORECAST_NATIVE)
             return shim_run_before_gather(c, &fc, t0);
         plan_history_gathered(rec->hist);

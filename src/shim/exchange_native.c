@@ -234,8 +234,9 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
      * a drifting MoE routing of 64 KiB per rank, where plans never ran, paid two allreduces at
      * each fresh communicator's second call and one at its third before that run; a drifting
      * sample sort of 1 MiB per rank, where plans win, ran them on 12 % of its calls instead of
-     * 36 % where a communicator that waited after its plans ran was remembered) */
-    int remember = started && fc->settled && !fc->on_node && !fc->exploring;
+     * 36 % where a communicator that waited after its plans ran was remembered); not a call
+     * decided by the memory of plans that lost (lost.h), whose span bounds how long it stands */
+    int remember = started && fc->settled && !fc->on_node && !fc->exploring && !c->lost;
     if (remember && c->again && floor_len && !fc->waiting)
         shim_settled_note(shim_g.world, rec, c->site, c->pattern, floor_len);
     else if (remember && !c->again)

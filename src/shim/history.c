@@ -118,26 +118,26 @@ void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history 
     const shim_config *cfg = &shim_g.cfg;
     const plan_topo *t = shim_topo_nodes(&rec->topo);
     int nodes = t != NULL; /* native_variant(rec), without looking the nodes up again */
-    plan_forecast_in in = {.s = &rec->summary,
-                           .kind = shim_args_native_kind(c->a),
-                           .duplex = (plan_duplex)cfg->duplex,
-                           .c = &cfg->cost,
-                           .families = SHIM_AUTO_FAMILIES | (nodes ? SHIM_NODE_FAMILIES : 0),
-                           .native_variant = nodes,
-                           .site = site,
-                           .comm = rec->hist,
-                           .budget = &rec->budget,
-                           .learn = cfg->tune > 0,
-                           .agree_ps = shim_agree_model(rec->p),
-                           .gather_ps = plan_cost_gather(rec->p, &cfg->cost),
-                           .node_gather_ps = nodes ? plan_cost_node_gather(
-                                                         rec->p, t->n, rec->topo.lanes_max,
-                                                         &cfg->cost)
-                                                   : 0,
-                           .margin_pct = (uint32_t)cfg->margin,
-                           .budget_pct = (uint32_t)cfg->budget,
-                           .trials = (uint32_t)cfg->tune,
-                           .explore_min_ps = SHIM_EXPLORE_MIN_PS,
-                           .explore_min_bytes = SHIM_EXPLORE_MIN_BYTES};
+    plan_forecast_in in = {
+        .s = &rec->summary,
+        .kind = shim_args_native_kind(c->a),
+        .duplex = (plan_duplex)cfg->duplex,
+        .c = &cfg->cost,
+        .families = SHIM_AUTO_FAMILIES | (nodes ? SHIM_NODE_FAMILIES : 0),
+        .lost = c->lost,
+        .native_variant = nodes,
+        .site = site,
+        .comm = rec->hist,
+        .budget = &rec->budget,
+        .learn = cfg->tune > 0,
+        .agree_ps = shim_agree_model(rec->p),
+        .gather_ps = plan_cost_gather(rec->p, &cfg->cost),
+        .node_gather_ps =
+            nodes ? plan_cost_node_gather(rec->p, t->n, rec->topo.lanes_max, &cfg->cost) : 0,
+        .margin_pct = (uint32_t)cfg->margin,
+        .budget_pct = (uint32_t)cfg->budget,
+        .trials = (uint32_t)cfg->tune,
+        .explore_min_ps = SHIM_EXPLORE_MIN_PS,
+        .explore_min_bytes = SHIM_EXPLORE_MIN_BYTES};
     plan_forecast_make(&in, fc);
 }

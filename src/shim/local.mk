@@ -28,6 +28,7 @@ libhrelay_la_SOURCES = \
 	src/shim/decide.h src/shim/decide.c \
 	src/shim/history.h src/shim/history.c \
 	src/shim/settled.h src/shim/settled.c \
+	src/shim/lost.h src/shim/lost.c \
 	src/shim/lineage.h src/shim/lineage.c \
 	src/shim/call.h src/shim/quiet.h src/shim/exchange.c \
 	src/shim/exchange.h src/shim/exchange_agreed.c src/shim/exchange_native.c \

@@ -5,10 +5,7 @@
 #include "shim/comm.h"
 #include "shim/state.h"
 
-/* This rank's key of the call (see settled.h): equal for the same site, communicator size,
- * node layout and part of the pattern (0: the site's drifting calls, a key no call's pattern
- * gives); 0 where it has none. */
-static uint64_t key_of(const shim_comm *rec, const shim_site *site, uint64_t pattern)
+uint64_t shim_call_key(const shim_comm *rec, const shim_site *site, uint64_t pattern)
 {
     if (!rec || !site || !rec->topo_local || !rec->topo_ok)
         return 0;
@@ -47,13 +44,13 @@ static void note(shim_world *w, uint64_t key, uint64_t run, int cls)
 void shim_settled_note(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern,
                        uint64_t run)
 {
-    note(w, w && run && pattern ? key_of(rec, site, pattern) : 0, run, 0);
+    note(w, w && run && pattern ? shim_call_key(rec, site, pattern) : 0, run, 0);
 }
 
 void shim_settled_note_site(shim_world *w, const shim_comm *rec, const shim_site *site, int cls,
                             uint64_t run)
 {
-    note(w, w && run ? key_of(rec, site, 0) : 0, run, cls);
+    note(w, w && run ? shim_call_key(rec, site, 0) : 0, run, cls);
 }
 
 /* Forgets key's entry, if any (the world locked). */
@@ -74,9 +71,9 @@ void shim_settled_forget(shim_world *w, const shim_comm *rec, const shim_site *s
     shim_world_lock(w);
     shim_settled *s = &w->settled;
     if (s->used && pattern)
-        drop(s, key_of(rec, site, pattern));
+        drop(s, shim_call_key(rec, site, pattern));
     if (s->used)
-        drop(s, key_of(rec, site, 0));
+        drop(s, shim_call_key(rec, site, 0));
     shim_world_unlock(w);
 }
 
@@ -97,12 +94,12 @@ static uint64_t find(shim_world *w, uint64_t key, int *cls)
 uint64_t shim_settled_find(shim_world *w, const shim_comm *rec, const shim_site *site,
                            uint64_t pattern)
 {
-    return w && pattern ? find(w, key_of(rec, site, pattern), NULL) : 0;
+    return w && pattern ? find(w, shim_call_key(rec, site, pattern), NULL) : 0;
 }
 
 uint64_t shim_settled_find_site(shim_world *w, const shim_comm *rec, const shim_site *site,
                                 int *cls)
 {
     *cls = 0;
-    return w ? find(w, key_of(rec, site, 0), cls) : 0;
+    return w ? find(w, shim_call_key(rec, site, 0), cls) : 0;
 }

@@ -31,6 +31,12 @@ typedef struct shim_settled {
     int used;                       /* entries not free */
 } shim_settled;
 
+/* This rank's key of a call on rec at site with this rank's part of the pattern `pattern`,
+ * the same on any communicator of rec's size and node layout: a hash of the site, the size,
+ * the part of the pattern (0: the site's drifting calls, a key no call's pattern gives) and
+ * the layout; 0 where site is missing or rec's topology is not known without communication. */
+uint64_t shim_call_key(const struct shim_comm *rec, const struct shim_site *site, uint64_t pattern);
+
 /* Remembers that an agreed call on rec at site, with this rank's part of the pattern
  * `pattern`, settled on MPI's algorithm before gathering and started an unchecked run of `run`
  * calls. Nothing where run is 0, site or pattern missing, or rec's topology is not known

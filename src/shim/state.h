@@ -10,6 +10,7 @@
 
 #include "shim/comm_summary.h"
 #include "shim/lineage.h"
+#include "shim/lost.h"
 #include "shim/settings.h"
 #include "shim/settled.h"
 #include "shim/site.h"
@@ -35,6 +36,8 @@ typedef struct shim_world {
     size_t ndumped, cap_dumped;
     int dump_warned;
     shim_settled settled; /* calls MPI's algorithm settled, across communicators (settled.c) */
+    shim_lost lost;       /* calls whose plans lost to MPI's algorithm, across communicators
+                             (lost.c) */
     shim_lineage lineage[SHIM_LINEAGES]; /* the lineages known (lineage.h), MPI_COMM_WORLD's
                                             first */
     int nlineages;                       /* of them (0: lineages off) */

@@ -24,7 +24,8 @@
 #   errors.sh   erroneous calls: the error class MPI returns natively, on every rank, no hang
 #   threads.sh  MPI_THREAD_MULTIPLE: concurrent calls on different communicators
 #   comms.sh    many communicators: private duplicates only where a pattern is gathered, at
-#               most 128 live, given back when freed (comms.c)
+#               most 128 live, given back when freed (comms.c); fresh ones deciding by what
+#               earlier ones settled, inherited and lost (plans made slow by slow_sends.c)
 #   large.sh    MPI_Alltoallv_c beyond 2^31 bytes: displacements, a 2 GiB message (2 ranks)
 #   valgrind.sh compare on 2 ranks under valgrind memcheck
 #   environment.sh  an invalid value on a rank other than 0: rank 0's settings win, one warning
@@ -65,6 +66,12 @@ tests_mpi_drift_SOURCES = tests/mpi/drift.c
 tests_mpi_drift_LDADD = -ldl
 tests_mpi_comms_SOURCES = tests/mpi/comms.c
 tests_mpi_comms_LDADD = -ldl
+# plans made slow for comms.sh (a shared library, preloaded ahead of libhrelay.so; the rpath
+# only makes libtool build it shared, it is never installed)
+check_LTLIBRARIES = tests/mpi/libslow_sends.la
+tests_mpi_libslow_sends_la_SOURCES = tests/mpi/slow_sends.c
+tests_mpi_libslow_sends_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_mpi_libslow_sends_la_LIBADD = -ldl
 tests_mpi_errors_SOURCES = tests/mpi/errors.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_SOURCES = tests/mpi/threads.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_LDADD = -lpthread
@@ -101,4 +108,5 @@ tests/mpi/mpi-env.sh: Makefile
 	  echo "HRELAY_MPI_FAMILY='$(HRELAY_MPI_FAMILY)'"; \
 	  echo "HRELAY_ASAN_RT='$(HRELAY_ASAN_RT)'"; \
 	  echo "HRELAY_LSAN_SUPP='$(abs_top_srcdir)/tests/sanitizers/lsan.supp'"; \
-	  echo "HRELAY_LIB='$(abs_top_builddir)/.libs/libhrelay.so'"; } > $@
+	  echo "HRELAY_LIB='$(abs_top_builddir)/.libs/libhrelay.so'"; \
+	  echo "HRELAY_SLOW_SENDS='$(abs_top_builddir)/tests/mpi/.libs/libslow_sends.so'"; } > $@

@@ -282,6 +282,39 @@ static plan_algo run_next(plan_choice *ch, uint64_t measured_ps)
     return a;
 }
 
+/* plan_choice_plans_lost: nothing before MPI's algorithm and a plan are both measured; a plan
+ * whose fastest call beats MPI's fastest by more than the settling edge (3 %; 10 % on one node)
+ * is no loss, one within it is; every measured plan must lose, plans not measured do not count */
+START_TEST(choice_plans_lost)
+{
+    const uint64_t model[4] = {300, 100, 110, 120};
+    plan_choice ch = choice_of(model, 50, 2);
+    ck_assert_int_eq(ch.explore, 4);
+    ck_assert_int_eq(plan_choice_plans_lost(&ch), 0);
+    ck_assert_int_eq(run_next(&ch, 200), PLAN_ALGO_DIRECT); /* direct's block */
+    ck_assert_int_eq(plan_choice_plans_lost(&ch), 0);       /* MPI's not measured */
+    while (plan_choice_next(&ch) != PLAN_ALGO_NATIVE)
+        run_next(&ch, 200);
+    ck_assert_int_eq(run_next(&ch, 100), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(plan_choice_plans_lost(&ch), 1); /* direct 200 against 100 */
+    plan_choice edge = ch;
+    edge.cand[plan_choice_find(&edge, PLAN_ALGO_DIRECT, 0) - edge.cand].best_ps = 98;
+    ck_assert_int_eq(plan_choice_plans_lost(&edge), 1); /* 2 % faster: within 3 % */
+    edge.cand[plan_choice_find(&edge, PLAN_ALGO_DIRECT, 0) - edge.cand].best_ps = 96;
+    ck_assert_int_eq(plan_choice_plans_lost(&edge), 0); /* 4 % faster: no loss */
+    plan_choice_shared(&edge);
+    ck_assert_int_eq(plan_choice_plans_lost(&edge), 1); /* on one node: within 10 % */
+    edge.cand[plan_choice_find(&edge, PLAN_ALGO_GREEDY, 0) - edge.cand].best_ps = 80;
+    ck_assert_int_eq(plan_choice_plans_lost(&edge), 0); /* another plan wins */
+    /* a choice without MPI's algorithm never lost to it */
+    plan_candidate two[2] = {{.algo = PLAN_ALGO_DIRECT, .model_ps = 100},
+                             {.algo = PLAN_ALGO_GREEDY, .model_ps = 110}};
+    plan_choice_init(&ch, two, 2, 50, 2);
+    run_next(&ch, 200);
+    ck_assert_int_eq(plan_choice_plans_lost(&ch), 0);
+}
+END_TEST
+
 START_TEST(choice_explores_then_settles)
 {
     /* native 300, direct 100, stepwise 140, greedy 400: margin 50 explores direct, stepwise,
@@ -1681,6 +1714,7 @@ int main(void)
     tcase_add_test(basic, saturation);
     tcase_add_test(basic, calibration_file);
     tcase_add_test(basic, choice_explores_then_settles);
+    tcase_add_test(basic, choice_plans_lost);
     tcase_add_test(basic, choice_first_call_counts_when_it_wins);
     tcase_add_test(basic, choice_drops_clear_losers);
     tcase_add_test(basic, choice_worth_needs_the_edge);

@@ -1,0 +1,80 @@
+/* Calls whose plans lost to MPI's algorithm, remembered across communicators (see lost.h). */
+#include "shim/lost.h"
+
+#include "shim/comm.h"
+#include "shim/settled.h"
+#include "shim/state.h"
+
+/* The entry of key in l, -1 where none (key 0: none). */
+static int entry(const shim_lost *l, uint64_t key)
+{
+    for (int i = 0; key && l->used && i < SHIM_LOST_MAX; i++)
+        if (l->key[i] == key)
+            return i;
+    return -1;
+}
+
+void shim_lost_note(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern)
+{
+    uint64_t key = w && pattern ? shim_call_key(rec, site, pattern) : 0;
+    if (!key)
+        return;
+    shim_world_lock(w);
+    shim_lost *l = &w->lost;
+    int i = entry(l, key);
+    uint32_t span = SHIM_LOST_SPAN_FIRST;
+    if (i >= 0) {
+        span = l->span[i] < SHIM_LOST_SPAN_MAX / 2 ? 2 * l->span[i] : SHIM_LOST_SPAN_MAX;
+    } else {
+        i = l->next;
+        l->next = (l->next + 1) % SHIM_LOST_MAX;
+        l->used += l->key[i] == 0;
+        l->key[i] = key;
+    }
+    l->left[i] = l->span[i] = span;
+    shim_world_unlock(w);
+}
+
+void shim_lost_forget(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern)
+{
+    uint64_t key = w && pattern ? shim_call_key(rec, site, pattern) : 0;
+    if (!key)
+        return;
+    shim_world_lock(w);
+    shim_lost *l = &w->lost;
+    int i = entry(l, key);
+    if (i >= 0) {
+        l->key[i] = 0;
+        l->left[i] = l->span[i] = 0;
+        l->used--;
+    }
+    shim_world_unlock(w);
+}
+
+/* Looks that call up and, with `use`, counts one check it decided; returns the checks it still
+ * decides (0: none, or not remembered). */
+static uint32_t look(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern,
+                     int use)
+{
+    uint64_t key = w && pattern ? shim_call_key(rec, site, pattern) : 0;
+    if (!key)
+        return 0;
+    shim_world_lock(w);
+    shim_lost *l = &w->lost;
+    int i = entry(l, key);
+    uint32_t left = i >= 0 ? l->left[i] : 0;
+    if (use && left)
+        l->left[i] = --left;
+    shim_world_unlock(w);
+    return left;
+}
+
+int shim_lost_find(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern)
+{
+    return look(w, rec, site, pattern, 0) > 0;
+}
+
+uint32_t shim_lost_use(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern)
+{
+    return look(w, rec, site, pattern, 1);
+}
