@@ -426,7 +426,8 @@ const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, in
     return i >= 0 ? &ch->cand[i] : NULL;
 }
 
-int plan_choice_plans_lost(const plan_choice *ch)
+int plan_choice_plans_lost(const plan_choice *ch, plan_algo first, int first_variant,
+                           uint64_t first_exchange_ps)
 {
     const plan_candidate *mpi = plan_choice_find(ch, PLAN_ALGO_NATIVE, 0);
     if (!mpi || mpi->best_ps == UINT64_MAX)
@@ -434,9 +435,13 @@ int plan_choice_plans_lost(const plan_choice *ch)
     int plans = 0;
     for (int i = 0; i < ch->n; i++) {
         const plan_candidate *c = &ch->cand[i];
-        if (c->algo == PLAN_ALGO_NATIVE || c->best_ps == UINT64_MAX)
+        uint64_t t = c->best_ps;
+        if (t == UINT64_MAX && !ch->network && first_exchange_ps && c->algo == first &&
+            c->variant == first_variant)
+            t = first_exchange_ps;
+        if (c->algo == PLAN_ALGO_NATIVE || t == UINT64_MAX)
             continue;
-        if ((unsigned __int128)c->best_ps * 100 <
+        if ((unsigned __int128)t * 100 <
             (unsigned __int128)mpi->best_ps * (100 - (ch->edge < 100 ? ch->edge : 99)))
             return 0;
         plans++;

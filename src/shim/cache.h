@@ -87,6 +87,9 @@ typedef struct shim_slot {
     uint32_t failed; /* bit per family whose planning failed on this rank */
     int planned;     /* plans built */
     int lost_noted;  /* its plans' loss is remembered across communicators (lost.h) */
+    plan_algo first_algo; /* the candidate its first call ran (a plan: its exchange timed) */
+    int first_variant;
+    uint64_t first_exchange_ps; /* that plan's exchange alone, the slowest rank's (0: none) */
 } shim_slot;
 
 /* Empties slot s (its plans released; its row and column arrays stay). */

@@ -229,7 +229,8 @@ static uint64_t optimistic(const shim_call *c, plan_algo a)
 
 /* Keeps the process's memory of calls whose plans lost (lost.h) after call c on slot s under
  * auto: where MPI's algorithm runs on and starts a run (native) and every plan measured on the
- * slot lost to it (plan_choice_plans_lost), the call is remembered, once per filling of the slot;
+ * slot lost to it (plan_choice_plans_lost; a plan whose only call was the pattern's first, by
+ * that call's exchange alone), the call is remembered, once per filling of the slot;
  * where a plan runs it as the best estimate (not exploring), forgotten. From agreed values, so
  * alike on every rank of the communicator. */
 static void remember_loss(const shim_call *c, shim_slot *s, int native)
@@ -238,7 +239,8 @@ static void remember_loss(const shim_call *c, shim_slot *s, int native)
         shim_lost_forget(shim_g.world, c->rec, c->site, c->pattern);
         return;
     }
-    if (!native || s->lost_noted || !plan_choice_plans_lost(&s->choice))
+    if (!native || s->lost_noted ||
+        !plan_choice_plans_lost(&s->choice, s->first_algo, s->first_variant, s->first_exchange_ps))
         return;
     s->lost_noted = 1;
     shim_lost_note(shim_g.world, c->rec, c->site, c->pattern);

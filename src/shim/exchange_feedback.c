@@ -58,6 +58,9 @@ void shim_feedback(shim_comm *rec, const shim_agreement *ag)
     uint64_t ps = pv->algo == PLAN_ALGO_NATIVE ? ag->prev_exec_ps : ag->prev_whole_ps;
     if (pv->first_bar_ps) {
         char name[48];
+        s->first_algo = pv->algo;
+        s->first_variant = pv->variant;
+        s->first_exchange_ps = ag->prev_exec_ps;
         if (plan_choice_first(&s->choice, pv->algo, pv->variant, ps, pv->first_bar_ps))
             shim_log(1,
                      "first call of a pattern on %d ranks: %s took %.3g ms, gather and "

@@ -284,34 +284,51 @@ static plan_algo run_next(plan_choice *ch, uint64_t measured_ps)
 
 /* plan_choice_plans_lost: nothing before MPI's algorithm and a plan are both measured; a plan
  * whose fastest call beats MPI's fastest by more than the settling edge (3 %; 10 % on one node)
- * is no loss, one within it is; every measured plan must lose, plans not measured do not count */
+ * is no loss, one within it is; every measured plan must lose, plans not measured do not count
+ * but by the pattern's first call */
 START_TEST(choice_plans_lost)
 {
     const uint64_t model[4] = {300, 100, 110, 120};
     plan_choice ch = choice_of(model, 50, 2);
     ck_assert_int_eq(ch.explore, 4);
-    ck_assert_int_eq(plan_choice_plans_lost(&ch), 0);
+    ck_assert_int_eq(plan_choice_plans_lost(&ch, PLAN_ALGO_NATIVE, 0, 0), 0);
     ck_assert_int_eq(run_next(&ch, 200), PLAN_ALGO_DIRECT); /* direct's block */
-    ck_assert_int_eq(plan_choice_plans_lost(&ch), 0);       /* MPI's not measured */
+    ck_assert_int_eq(plan_choice_plans_lost(&ch, PLAN_ALGO_NATIVE, 0, 0),
+                     0); /* MPI's not measured */
     while (plan_choice_next(&ch) != PLAN_ALGO_NATIVE)
         run_next(&ch, 200);
     ck_assert_int_eq(run_next(&ch, 100), PLAN_ALGO_NATIVE);
-    ck_assert_int_eq(plan_choice_plans_lost(&ch), 1); /* direct 200 against 100 */
+    ck_assert_int_eq(plan_choice_plans_lost(&ch, PLAN_ALGO_NATIVE, 0, 0),
+                     1); /* direct 200 against 100 */
     plan_choice edge = ch;
     edge.cand[plan_choice_find(&edge, PLAN_ALGO_DIRECT, 0) - edge.cand].best_ps = 98;
-    ck_assert_int_eq(plan_choice_plans_lost(&edge), 1); /* 2 % faster: within 3 % */
+    ck_assert_int_eq(plan_choice_plans_lost(&edge, PLAN_ALGO_NATIVE, 0, 0),
+                     1); /* 2 % faster: within 3 % */
     edge.cand[plan_choice_find(&edge, PLAN_ALGO_DIRECT, 0) - edge.cand].best_ps = 96;
-    ck_assert_int_eq(plan_choice_plans_lost(&edge), 0); /* 4 % faster: no loss */
+    ck_assert_int_eq(plan_choice_plans_lost(&edge, PLAN_ALGO_NATIVE, 0, 0),
+                     0); /* 4 % faster: no loss */
     plan_choice_shared(&edge);
-    ck_assert_int_eq(plan_choice_plans_lost(&edge), 1); /* on one node: within 10 % */
+    ck_assert_int_eq(plan_choice_plans_lost(&edge, PLAN_ALGO_NATIVE, 0, 0),
+                     1); /* on one node: within 10 % */
     edge.cand[plan_choice_find(&edge, PLAN_ALGO_GREEDY, 0) - edge.cand].best_ps = 80;
-    ck_assert_int_eq(plan_choice_plans_lost(&edge), 0); /* another plan wins */
+    ck_assert_int_eq(plan_choice_plans_lost(&edge, PLAN_ALGO_NATIVE, 0, 0),
+                     0); /* another plan wins */
+    /* a plan measured by the pattern's first call alone counts by its exchange: stepwise ran
+     * it in 150 (lost), in 50 (no loss); not across a network, nor by another variant's */
+    plan_choice first = ch;
+    first.cand[plan_choice_find(&first, PLAN_ALGO_DIRECT, 0) - first.cand].best_ps = UINT64_MAX;
+    ck_assert_int_eq(plan_choice_plans_lost(&first, PLAN_ALGO_NATIVE, 0, 0), 0); /* none */
+    ck_assert_int_eq(plan_choice_plans_lost(&first, PLAN_ALGO_STEPWISE, 0, 150), 1);
+    ck_assert_int_eq(plan_choice_plans_lost(&first, PLAN_ALGO_STEPWISE, 0, 50), 0);
+    ck_assert_int_eq(plan_choice_plans_lost(&first, PLAN_ALGO_STEPWISE, 1, 150), 0);
+    plan_choice_network(&first);
+    ck_assert_int_eq(plan_choice_plans_lost(&first, PLAN_ALGO_STEPWISE, 0, 150), 0);
     /* a choice without MPI's algorithm never lost to it */
     plan_candidate two[2] = {{.algo = PLAN_ALGO_DIRECT, .model_ps = 100},
                              {.algo = PLAN_ALGO_GREEDY, .model_ps = 110}};
     plan_choice_init(&ch, two, 2, 50, 2);
     run_next(&ch, 200);
-    ck_assert_int_eq(plan_choice_plans_lost(&ch), 0);
+    ck_assert_int_eq(plan_choice_plans_lost(&ch, PLAN_ALGO_NATIVE, 0, 0), 0);
 }
 END_TEST
 
