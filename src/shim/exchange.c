@@ -34,8 +34,9 @@
  *     Hit: run what the slot's choice says (plan_choice_current), or the best estimate while
  *       exploring does not fit the budget.
  *     Miss: auto forecasts the call from the summary and what was learned (plan/forecast.h):
- *       where no plan can win by enough, MPI's algorithm runs at once, without gathering
- *       ("decided before gathering"); else (and for a named family, or an argument error
+ *       where no plan can win by enough, or every rank remembers the call's plans losing to
+ *       MPI's algorithm on an earlier communicator (lost.h: an AND bit of the agreement), MPI's
+ *       algorithm runs at once, without gathering ("decided before gathering"); else (and for a named family, or an argument error
  *       anywhere) miss.c gathers the pattern, raises an argument error on every rank, agrees on
  *       truncation (then every rank runs the MPI library's own exchange, which reports
  *       MPI_ERR_TRUNCATE on the truncated ranks as without hrelay), on the new pattern's

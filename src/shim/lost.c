@@ -14,14 +14,10 @@ static int entry(const shim_lost *l, uint64_t key)
     return -1;
 }
 
-void shim_lost_note(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern)
+/* Makes l remember key (its entry i, -1 where none: the oldest entry goes) for its next span;
+ * returns its entry. */
+static int note(shim_lost *l, uint64_t key, int i)
 {
-    uint64_t key = w && pattern ? shim_call_key(rec, site, pattern) : 0;
-    if (!key)
-        return;
-    shim_world_lock(w);
-    shim_lost *l = &w->lost;
-    int i = entry(l, key);
     uint32_t span = SHIM_LOST_SPAN_FIRST;
     if (i >= 0) {
         span = l->span[i] < SHIM_LOST_SPAN_MAX / 2 ? 2 * l->span[i] : SHIM_LOST_SPAN_MAX;
@@ -32,29 +28,16 @@ void shim_lost_note(shim_world *w, const shim_comm *rec, const shim_site *site, 
         l->key[i] = key;
     }
     l->left[i] = l->span[i] = span;
-    shim_world_unlock(w);
+    return i;
 }
 
-void shim_lost_forget(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern)
-{
-    uint64_t key = w && pattern ? shim_call_key(rec, site, pattern) : 0;
-    if (!key)
-        return;
-    shim_world_lock(w);
-    shim_lost *l = &w->lost;
-    int i = entry(l, key);
-    if (i >= 0) {
-        l->key[i] = 0;
-        l->left[i] = l->span[i] = 0;
-        l->used--;
-    }
-    shim_world_unlock(w);
-}
+/* What can be done to a call's entry. */
+typedef enum lost_op { LOST_LOOK, LOST_USE, LOST_NOTE, LOST_FORGET } lost_op;
 
-/* Looks that call up and, with `use`, counts one check it decided; returns the checks it still
- * decides (0: none, or not remembered). */
-static uint32_t look(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern,
-                     int use)
+/* Does op to the entry of that call under the world's lock (LOST_USE: one check it decided);
+ * returns the checks it decides after (0: none, or not remembered). */
+static uint32_t apply(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern,
+                      lost_op op)
 {
     uint64_t key = w && pattern ? shim_call_key(rec, site, pattern) : 0;
     if (!key)
@@ -62,19 +45,36 @@ static uint32_t look(shim_world *w, const shim_comm *rec, const shim_site *site,
     shim_world_lock(w);
     shim_lost *l = &w->lost;
     int i = entry(l, key);
+    if (op == LOST_NOTE) {
+        i = note(l, key, i);
+    } else if (op == LOST_FORGET && i >= 0) {
+        l->key[i] = 0;
+        l->left[i] = l->span[i] = 0;
+        l->used--;
+    } else if (op == LOST_USE && i >= 0 && l->left[i]) {
+        l->left[i]--;
+    }
     uint32_t left = i >= 0 ? l->left[i] : 0;
-    if (use && left)
-        l->left[i] = --left;
     shim_world_unlock(w);
     return left;
 }
 
+void shim_lost_note(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern)
+{
+    apply(w, rec, site, pattern, LOST_NOTE);
+}
+
+void shim_lost_forget(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern)
+{
+    apply(w, rec, site, pattern, LOST_FORGET);
+}
+
 int shim_lost_find(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern)
 {
-    return look(w, rec, site, pattern, 0) > 0;
+    return apply(w, rec, site, pattern, LOST_LOOK) > 0;
 }
 
 uint32_t shim_lost_use(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern)
 {
-    return look(w, rec, site, pattern, 1);
+    return apply(w, rec, site, pattern, LOST_USE);
 }

@@ -314,15 +314,39 @@ START_TEST(choice_plans_lost)
     ck_assert_int_eq(plan_choice_plans_lost(&edge, PLAN_ALGO_NATIVE, 0, 0),
                      0); /* another plan wins */
     /* a plan measured by the pattern's first call alone counts by its exchange: stepwise ran
-     * it in 150 (lost), in 50 (no loss); not across a network, nor by another variant's */
+     * it in 150 (lost), in 50 (no loss); not by another variant's */
     plan_choice first = ch;
     first.cand[plan_choice_find(&first, PLAN_ALGO_DIRECT, 0) - first.cand].best_ps = UINT64_MAX;
     ck_assert_int_eq(plan_choice_plans_lost(&first, PLAN_ALGO_NATIVE, 0, 0), 0); /* none */
     ck_assert_int_eq(plan_choice_plans_lost(&first, PLAN_ALGO_STEPWISE, 0, 150), 1);
     ck_assert_int_eq(plan_choice_plans_lost(&first, PLAN_ALGO_STEPWISE, 0, 50), 0);
     ck_assert_int_eq(plan_choice_plans_lost(&first, PLAN_ALGO_STEPWISE, 1, 150), 0);
-    plan_choice_network(&first);
-    ck_assert_int_eq(plan_choice_plans_lost(&first, PLAN_ALGO_STEPWISE, 0, 150), 0);
+    /* across a network a plan counts by its calls after one of its own: direct's first call of
+     * the round (after the gather) is cold, its second warm */
+    const uint64_t two_models[4] = {300, 100, 1000, 1000};
+    plan_choice net = choice_of(two_models, 50, 2);
+    plan_choice_network(&net);
+    ck_assert_int_eq(net.explore, 2);
+    ck_assert_int_eq(run_next(&net, 50), PLAN_ALGO_DIRECT);  /* cold */
+    ck_assert_int_eq(run_next(&net, 300), PLAN_ALGO_DIRECT); /* warm */
+    ck_assert_int_eq(run_next(&net, 100), PLAN_ALGO_NATIVE);
+    ck_assert_int_eq(plan_choice_plans_lost(&net, PLAN_ALGO_NATIVE, 0, 0), 1); /* 300, not 50 */
+    net = choice_of(two_models, 50, 2);
+    plan_choice_network(&net);
+    run_next(&net, 300); /* cold only, then MPI's block */
+    plan_choice_start(&net, PLAN_ALGO_NATIVE, 0);
+    plan_choice_record(&net, PLAN_ALGO_NATIVE, 0, 100);
+    ck_assert_int_eq(plan_choice_plans_lost(&net, PLAN_ALGO_NATIVE, 0, 0), 0);
+    /* nor by the pattern's first call there */
+    net = choice_of(two_models, 50, 2);
+    plan_choice_network(&net);
+    plan_choice_start(&net, PLAN_ALGO_NATIVE, 0);
+    plan_choice_record(&net, PLAN_ALGO_NATIVE, 0, 100);
+    ck_assert_int_eq(plan_choice_plans_lost(&net, PLAN_ALGO_DIRECT, 0, 300), 0);
+    plan_choice one = choice_of(two_models, 50, 2);
+    plan_choice_start(&one, PLAN_ALGO_NATIVE, 0);
+    plan_choice_record(&one, PLAN_ALGO_NATIVE, 0, 100);
+    ck_assert_int_eq(plan_choice_plans_lost(&one, PLAN_ALGO_DIRECT, 0, 300), 1);
     /* a choice without MPI's algorithm never lost to it */
     plan_candidate two[2] = {{.algo = PLAN_ALGO_DIRECT, .model_ps = 100},
                              {.algo = PLAN_ALGO_GREEDY, .model_ps = 110}};
