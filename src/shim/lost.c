@@ -14,13 +14,16 @@ static int entry(const shim_lost *l, uint64_t key)
     return -1;
 }
 
-/* Makes l remember key (its entry i, -1 where none: the oldest entry goes) for its next span;
+/* Makes l remember key (its entry i, -1 where none: the oldest entry goes) for its next span:
+ * none at a first loss, SHIM_LOST_SPAN_FIRST at the second in a row, then twice the last;
  * returns its entry. */
 static int note(shim_lost *l, uint64_t key, int i)
 {
-    uint32_t span = SHIM_LOST_SPAN_FIRST;
+    uint32_t span = 0;
     if (i >= 0) {
-        span = l->span[i] < SHIM_LOST_SPAN_MAX / 2 ? 2 * l->span[i] : SHIM_LOST_SPAN_MAX;
+        span = !l->span[i]                           ? SHIM_LOST_SPAN_FIRST
+               : l->span[i] < SHIM_LOST_SPAN_MAX / 2 ? 2 * l->span[i]
+                                                     : SHIM_LOST_SPAN_MAX;
     } else {
         i = l->next;
         l->next = (l->next + 1) % SHIM_LOST_MAX;

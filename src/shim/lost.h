@@ -5,10 +5,13 @@
  * permutation, a sparse or a power-law exchange, 1.04 - 1.06 x MPI's time over 20 calls, most
  * of it the exploring calls) every communicator paid that again. Remembered, the pattern's
  * agreement on a later communicator finds it (every rank must: an AND bit of the agreement)
- * and runs MPI's algorithm without gathering, for a number of such checks (its span) that
- * starts at SHIM_LOST_SPAN_FIRST and doubles, up to SHIM_LOST_SPAN_MAX, each time a
- * communicator explores the call again after the span and its plans lose again; a plan that
- * runs the call as its communicator's choice makes the process forget it. */
+ * and runs MPI's algorithm without gathering, for a number of such checks (its span): none
+ * after a first loss (one communicator's few calls can lose by chance where MPI's calls and the
+ * plans' stall now and then: a sample sort on 16 emulated hosts with 20 ms switch buffers),
+ * SHIM_LOST_SPAN_FIRST once a second communicator's plans lost too, then twice as many, up to
+ * SHIM_LOST_SPAN_MAX, each time a communicator explores the call again after the span and its
+ * plans lose again; a plan that runs the call as the best estimate makes the process forget
+ * it. */
 #ifndef HRELAY_SHIM_LOST_H
 #define HRELAY_SHIM_LOST_H
 
@@ -26,15 +29,17 @@ enum { SHIM_LOST_MAX = 32, SHIM_LOST_SPAN_FIRST = 4, SHIM_LOST_SPAN_MAX = 64 };
 typedef struct shim_lost {
     uint64_t key[SHIM_LOST_MAX];  /* each call's key, 0: free */
     uint32_t left[SHIM_LOST_MAX]; /* the checks it still decides (0: the next explores) */
-    uint32_t span[SHIM_LOST_MAX]; /* the checks it decided after its last note */
+    uint32_t span[SHIM_LOST_MAX]; /* the checks it decided after its last note (0: one loss,
+                                     deciding nothing yet) */
     int next;                     /* the entry the next new call takes */
     int used;                     /* entries not free */
 } shim_lost;
 
 /* Remembers that on rec, at site, the call with this rank's part of the pattern `pattern` was
  * explored and every plan measured lost to MPI's algorithm: it decides its next span of checks
- * (SHIM_LOST_SPAN_FIRST, or twice the last span where it was remembered already). Nothing where
- * site or pattern is missing or rec's topology is not known without communication. */
+ * (none at a first loss, SHIM_LOST_SPAN_FIRST at the second in a row, else twice the last
+ * span). Nothing where site or pattern is missing or rec's topology is not known without
+ * communication. */
 void shim_lost_note(struct shim_world *w, const struct shim_comm *rec, const struct shim_site *site,
                     uint64_t pattern);
 
