@@ -426,9 +426,8 @@ const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, in
     return i >= 0 ? &ch->cand[i] : NULL;
 }
 
-/* What candidate i counts by in plan_choice_plans_lost: its fastest call;
- * across a network its fastest call of the round that followed one of its own (UINT64_MAX:
- * none). */
+/* What candidate i counts by in plan_choice_plans_lost: its fastest call; across a network its
+ * fastest call of the round that followed one of its own (UINT64_MAX: none). */
 static uint64_t lost_time(const plan_choice *ch, int i)
 {
     if (!ch->network)

@@ -36,11 +36,12 @@
  *     Miss: auto forecasts the call from the summary and what was learned (plan/forecast.h):
  *       where no plan can win by enough, or every rank remembers the call's plans losing to
  *       MPI's algorithm on an earlier communicator (lost.h: an AND bit of the agreement), MPI's
- *       algorithm runs at once, without gathering ("decided before gathering"); else (and for a named family, or an argument error
- *       anywhere) miss.c gathers the pattern, raises an argument error on every rank, agrees on
- *       truncation (then every rank runs the MPI library's own exchange, which reports
- *       MPI_ERR_TRUNCATE on the truncated ranks as without hrelay), on the new pattern's
- *       candidates and on the run every rank prepared, and fills a slot.
+ *       algorithm runs at once, without gathering ("decided before gathering"); else (and for
+ *       a named family, or an argument error anywhere) miss.c gathers the pattern, raises an
+ *       argument error on every rank, agrees on truncation (then every rank runs the MPI
+ *       library's own exchange, which reports MPI_ERR_TRUNCATE on the truncated ranks as
+ *       without hrelay), on the new pattern's candidates and on the run every rank prepared,
+ *       and fills a slot.
  *   Then the self-copy and the plan (or PMPI), the times for the next agreement, accounting to
  *     the call site, and the decision whether the following calls may run unchecked.
  *
