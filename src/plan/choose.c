@@ -21,12 +21,6 @@ static int find_family(const plan_choice *ch, plan_algo algo)
     return -1;
 }
 
-/* Whether r's call k of the round (by start) followed another candidate's (a cold call). */
-static int cold_call(const plan_samples *r, uint32_t k)
-{
-    return k < 32 && (r->cold >> k & 1u);
-}
-
 /* The smallest, over the explored candidates measured at least twice in this round, of their
  * slowest call (UINT64_MAX if none): what a clear loser's fastest call is compared with, so
  * that one lucky call of a candidate fast only now and then drops nobody. *who is the
@@ -81,7 +75,7 @@ static uint64_t family_model(const plan_choice *ch, int i, uint64_t model)
 static int cold_exempt(const plan_choice *ch, int i, int who)
 {
     const plan_samples *r = &ch->samples[i];
-    if (!ch->network || r->warm || !cold_call(r, 0) || who < 0 || who == i)
+    if (!ch->network || r->warm || !choice_cold_call(r, 0) || who < 0 || who == i)
         return 0;
     if (ch->reopened)
         return ch->cand[i].best_ps != UINT64_MAX &&
@@ -124,10 +118,10 @@ static uint64_t round_score(const plan_choice *ch, int i, uint32_t from)
     const plan_samples *r = &ch->samples[i];
     uint64_t v[PLAN_CHOICE_SECOND], cap = 0;
     for (uint32_t k = 0; ch->network && !choice_is_native(&ch->cand[i]) && k < r->n; k++)
-        if (!cold_call(r, k) && r->t[k] > cap) /* k < PLAN_CHOICE_SECOND: call k */
+        if (!choice_cold_call(r, k) && r->t[k] > cap) /* k < PLAN_CHOICE_SECOND: call k */
             cap = r->t[k];
     for (uint32_t k = from; k < r->n; k++)
-        v[k - from] = cap && cold_call(r, k) && r->t[k] > cap ? cap : r->t[k];
+        v[k - from] = cap && choice_cold_call(r, k) && r->t[k] > cap ? cap : r->t[k];
     return lower_median(v, r->n - from);
 }
 
@@ -140,7 +134,7 @@ static void note(plan_choice *ch, int i, uint64_t measured_ps)
     if (measured_ps < c->best_ps)
         c->best_ps = measured_ps;
     plan_samples *round = &ch->samples[i];
-    round->warm += !cold_call(round, c->runs - 1);
+    round->warm += !choice_cold_call(round, c->runs - 1);
     if (round->n < PLAN_CHOICE_SECOND) {
         round->t[round->n++] = measured_ps;
         uint32_t window = choice_is_native(c) ? PLAN_CHOICE_SECOND : ch->trials;
@@ -424,43 +418,6 @@ const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, in
 {
     int i = choice_find(ch, algo, variant);
     return i >= 0 ? &ch->cand[i] : NULL;
-}
-
-/* What candidate i counts by in plan_choice_plans_lost: its fastest call; across a network its
- * fastest call of the round that followed one of its own (UINT64_MAX: none). */
-static uint64_t lost_time(const plan_choice *ch, int i)
-{
-    if (!ch->network)
-        return ch->cand[i].best_ps;
-    uint64_t t = UINT64_MAX;
-    const plan_samples *r = i < ch->explore ? &ch->samples[i] : NULL;
-    for (uint32_t k = 0; r && k < r->n; k++)
-        if (!cold_call(r, k) && r->t[k] < t)
-            t = r->t[k];
-    return t;
-}
-
-int plan_choice_plans_lost(const plan_choice *ch, plan_algo first, int first_variant,
-                           uint64_t first_exchange_ps)
-{
-    const plan_candidate *mpi = plan_choice_find(ch, PLAN_ALGO_NATIVE, 0);
-    if (!mpi || mpi->best_ps == UINT64_MAX)
-        return 0;
-    int plans = 0;
-    for (int i = 0; i < ch->n; i++) {
-        const plan_candidate *c = &ch->cand[i];
-        uint64_t t = lost_time(ch, i);
-        if (c->best_ps == UINT64_MAX && !ch->network && first_exchange_ps && c->algo == first &&
-            c->variant == first_variant)
-            t = first_exchange_ps;
-        if (c->algo == PLAN_ALGO_NATIVE || t == UINT64_MAX)
-            continue;
-        if ((unsigned __int128)t * 100 <
-            (unsigned __int128)mpi->best_ps * (100 - (ch->edge < 100 ? ch->edge : 99)))
-            return 0;
-        plans++;
-    }
-    return plans > 0;
 }
 
 plan_wait plan_choice_explore_wait(const plan_choice *ch, const plan_candidate *c)

@@ -149,17 +149,6 @@ plan_algo plan_choice_next(const plan_choice *ch);
 const plan_candidate *plan_choice_current(const plan_choice *ch);
 const plan_candidate *plan_choice_find(const plan_choice *ch, plan_algo algo, int variant);
 
-/* Whether every plan measured in ch lost to MPI's algorithm: MPI's algorithm (base variant) has
- * a measured call, so has at least one plan, and no plan's fastest call beats MPI's fastest by
- * more than the percent a plan must settle by (ch->edge). Across a network
- * (plan_choice_network), where a plan's call after another candidate's is not its own time, a
- * plan counts by its fastest call of the round that followed one of its own, and not at all
- * without one. Elsewhere a plan with no measured call that ran the pattern's first call (first,
- * its variant first_variant) counts by that call's exchange alone, first_exchange_ps (0: not
- * known), its gather and planning left out. */
-int plan_choice_plans_lost(const plan_choice *ch, plan_algo first, int first_variant,
-                           uint64_t first_exchange_ps);
-
 /* What candidate c of ch is expected to take per call: its round's score where measured, else
  * its model. Across a network (plan_choice_network), once MPI's calls of the round are
  * measured, a borrowed model is scaled by MPI's score over its model where below 1, and a plan

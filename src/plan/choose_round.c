@@ -10,6 +10,11 @@ int choice_find(const plan_choice *ch, plan_algo algo, int variant)
     return -1;
 }
 
+int choice_cold_call(const plan_samples *r, uint32_t k)
+{
+    return k < 32 && (r->cold >> k & 1u);
+}
+
 int choice_is_native(const plan_candidate *c)
 {
     return c->algo == PLAN_ALGO_NATIVE && c->variant == 0;

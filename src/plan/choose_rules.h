@@ -1,7 +1,8 @@
 /* The measured choice's internals shared by its files (plan/choose*.c, not a public header):
  * choose_round.c holds a round's lookups and the comparisons of measured times, choose.c the
  * round's bookkeeping and order, choose_window.c when a family's small-window variant is
- * measured, choose_watch.c what a settled choice does with its later calls. */
+ * measured, choose_watch.c what a settled choice does with its later calls, choose_lost.c whether
+ * its plans all lost. */
 #ifndef HRELAY_PLAN_CHOOSE_RULES_H
 #define HRELAY_PLAN_CHOOSE_RULES_H
 
@@ -11,6 +12,9 @@
 
 /* Index of candidate (algo, variant), or -1. */
 int choice_find(const plan_choice *ch, plan_algo algo, int variant);
+
+/* Whether r's call k of the round (by start) followed another candidate's (a cold call). */
+int choice_cold_call(const plan_samples *r, uint32_t k);
 
 /* Whether candidate c is MPI's algorithm (its base variant). */
 int choice_is_native(const plan_candidate *c);

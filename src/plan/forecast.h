@@ -51,9 +51,8 @@ typedef struct plan_forecast_in {
     plan_duplex duplex;         /* the links' model plans obey */
     const plan_cost_params *c;
     uint32_t families;          /* bit per family that may be planned */
-    int lost;                   /* every rank's call is one whose plans lost to MPI's algorithm
-                                   (measured) on an earlier communicator: no family is
-                                   estimated, gathered or explored, as with families 0 */
+    int lost;                   /* every rank's call is one whose plans lost on an earlier
+                                   communicator: as families 0, with its own reason */
     int native_variant;         /* the learning key of MPI's algorithm run before gathering:
                                    plan_learn_key(NATIVE, native_variant). 0 where the
                                    gathered pattern's model of it is the summary's (one rank
@@ -152,7 +151,6 @@ typedef struct plan_forecast {
 } plan_forecast;
 
 /* Forecasts the call described by in (see the file comment):
- * - in->lost: as with no family at all (below), its reason saying why;
  * - native not measured yet at this size (within PLAN_LEARN_REACH classes): MPI's algorithm,
  *   measured (costs nothing over MPI), settled where the busiest rank moves fewer than
  *   explore_min_bytes or no byte leaves its node (nothing can be explored there whatever it
@@ -161,22 +159,20 @@ typedef struct plan_forecast {
  *   settled unless a pattern was gathered lately, whatever the models say (no family is
  *   estimated, explored or gathered for, with learn == 0 too: before gathering MPI's model
  *   charges on-node bytes at the NIC's rate);
- * - a family wins if its optimistic time with the agreement, the gather and planning spread
- *   over the calls expected per pattern, corrected as measured, beats native by
- *   PLAN_FORECAST_SAFETY percent (a family not measured yet at this size never wins: it is
- *   explored, below; where patterns are known not to repeat, a steady measured family by
- *   PLAN_FORECAST_DRIFT_EDGE, see budget.h, where MPI's last measured call was no faster than
- *   its correction); then gather, and plan
- *   the winners and the families within margin_pct of the best (only the best winner where
+ * - a family wins if its optimistic time with the agreement, the gather and planning spread over
+ *   the calls expected per pattern, corrected as measured, beats native by PLAN_FORECAST_SAFETY
+ *   percent (a family not measured yet at this size never wins: it is explored, below; where
+ *   patterns are known not to repeat, a steady measured family by PLAN_FORECAST_DRIFT_EDGE, see
+ *   budget.h, where MPI's last measured call was no faster than its correction); then gather, and
+ *   plan the winners and the families within margin_pct of the best (only the best winner where
  *   patterns are known not to repeat: at least 4 new ones, fewer than 2 calls each); after a
- *   futile gather (the history's last gathered pattern ran MPI's algorithm after all) the
- *   gather is exploring, within the budget, else MPI's algorithm runs (waiting); native
- *   measured long ago (stale) is measured again instead, if the budget allows, and native
- *   measured only once at this size (the nearest class with samples) is measured again first
- *   (not charged as exploring: it costs nothing over MPI), and so is native where the
- *   patterns are known not to repeat, the history's last beside_gap gathered
- *   patterns ran a plan since it was measured and the samples of its correction disagree by
- *   more than 3/2 (f->beside);
+ *   futile gather (the history's last gathered pattern ran MPI's algorithm after all) the gather
+ *   is exploring, within the budget, else MPI's algorithm runs (waiting); native measured long ago
+ *   (stale) is measured again instead, if the budget allows, and native measured only once at this
+ *   size (the nearest class with samples) is measured again first (not charged as exploring: it
+ *   costs nothing over MPI), and so is native where the patterns are known not to repeat, the
+ *   history's last beside_gap gathered patterns ran a plan since it was measured and the samples
+ *   of its correction disagree by more than 3/2 (f->beside);
  * - else, if not tiny, the family whose exploring is predicted to cost least (the lowest
  *   estimate among equal predictions) is explored (gathered, planned and run) if the budget
  *   allows, or it pays for itself with its risk within PLAN_FORECAST_RISK_PCT

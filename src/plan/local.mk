@@ -30,7 +30,7 @@ libhrelay_plan_la_SOURCES = \
 	src/plan/node_local.c src/plan/node_verify.c src/plan/node_groups.c \
 	src/plan/node_shm.h src/plan/node_shm.c \
 	src/plan/choose.h src/plan/choose_rules.h src/plan/choose.c src/plan/choose_round.c \
-	src/plan/choose_window.c src/plan/choose_watch.c \
+	src/plan/choose_window.c src/plan/choose_watch.c src/plan/choose_lost.h src/plan/choose_lost.c \
 	src/plan/summary.h src/plan/summary.c \
 	src/plan/learn.h src/plan/learn.c \
 	src/plan/budget.h src/plan/budget.c \

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plan/choose_lost.h"
 #include "plan/hash.h"
 #include "shim/agree.h"
 #include "shim/clock.h"

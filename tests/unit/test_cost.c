@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "plan/choose.h"
+#include "plan/choose_lost.h"
 #include "plan/cost.h"
 #include "plan/learn.h"
 #include "plan_testlib.h"
