@@ -60,6 +60,7 @@
 #include "shim/history.h"
 #include "shim/lineage.h"
 #include "shim/log.h"
+#include "shim/lost.h"
 #include "shim/quiet.h"
 #include "shim/settled.h"
 #include "shim/state.h"
@@ -176,20 +177,29 @@ static int after_tiny_run(const shim_comm *rec, int request)
            rec->prev.tiny && !rec->prev.waited && rec->calls == rec->quiet_until + 1;
 }
 
+/* The picoseconds since tick t0 (shim_ticks). */
+static uint64_t ps_since(uint64_t t0)
+{
+    return (uint64_t)(shim_ticks_seconds(shim_ticks() - t0) * 1e12);
+}
+
 /* Runs call a, decided by agreed words without the agreement to run MPI's algorithm (what:
- * why, for the log): counted as decided before gathering, its time teaching nothing; it stands
- * for the agreed call the next check compares with (its pattern, this rank's part) and starts
- * the run an agreement would start for the agreed call again (again) or not, at least floor_len
- * calls (shim_update_quiet). *rc: MPI's result. */
-static void run_decided(shim_comm *rec, const shim_args *a, shim_site *site, uint64_t pattern,
-                        int again, const char *what, uint64_t floor_len, int *rc)
+ * why, for the log): counted as decided before gathering, its time teaching nothing unless the
+ * caller makes it (returned: this rank's picoseconds of MPI's call, 0 where it failed); it
+ * stands for the agreed call the next check compares with (its pattern, this rank's part) and
+ * starts the run an agreement would start for the agreed call again (again) or not, at least
+ * floor_len calls (shim_update_quiet). *rc: MPI's result. */
+static uint64_t run_decided(shim_comm *rec, const shim_args *a, shim_site *site,
+                            uint64_t pattern, int again, const char *what, uint64_t floor_len,
+                            int *rc)
 {
     rec->agreed++;
     rec->last_pattern = pattern;
     uint64_t t0 = shim_ticks();
     if ((*rc = shim_args_pmpi(a)) != MPI_SUCCESS)
-        return; /* MPI's own error, through the communicator's handler */
-    double t = shim_ticks_seconds(shim_ticks() - t0);
+        return 0; /* MPI's own error, through the communicator's handler */
+    uint64_t ps = ps_since(t0);
+    double t = (double)ps * 1e-12;
     shim_account(site, PLAN_ALGO_NATIVE, PLAN_VARIANT_BASE, shim_row_bytes(rec), t, 0, 0, t, t);
     if (site) {
         site->st.before_gather++;
@@ -203,6 +213,7 @@ static void run_decided(shim_comm *rec, const shim_args *a, shim_site *site, uin
              "%.6f s",
              shim_args_name(a), rec->p, what, t);
     shim_update_quiet(rec, 0, again, NULL, floor_len);
+    return ps;
 }
 
 /* Runs call a, the last agreed call again (again) or a call alike at its site, too small to
@@ -264,12 +275,6 @@ static int tiny_again(shim_comm *rec, const shim_args *a, shim_site *site, int *
     return 1;
 }
 
-/* The picoseconds since tick t0 (shim_ticks). */
-static uint64_t ps_since(uint64_t t0)
-{
-    return (uint64_t)(shim_ticks_seconds(shim_ticks() - t0) * 1e12);
-}
-
 /* A communicator's first call where its record's creation waits for the next call
  * (shim_comm_defers), or one of the rec->defer calls after it that its group's lineage lets
  * run first (lineage.h): it runs MPI's algorithm unchecked, without any communication of
@@ -302,14 +307,36 @@ static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
 /* The bits of the second call's agreement above the creation's flags, combined by AND: this
  * rank's call is its part of the first call again, is at the first call's site, is a call this
  * process remembers settled (settled.h), is at a site whose drifting calls it remembers
- * settled, and this rank found the communicator's lineage. */
+ * settled, this rank found the communicator's lineage, and is a call whose plans this process
+ * remembers lost with checks left to decide (lost.h). */
 enum {
     SECOND_AGAIN = 8,
     SECOND_SITE = 16,
     SECOND_SETTLED = 32,
     SECOND_DRIFT = 64,
-    SECOND_LINEAGE = 128
+    SECOND_LINEAGE = 128,
+    SECOND_LOST = 256
 };
+
+/* Makes a call of MPI's algorithm on rec at site index `site` (exec_ps: this rank's time of it;
+ * creation_ps: of the creation's allreduce before it) stand for an agreed call whose time the
+ * next agreement learns from (rec->prev timed, its class and model filled in by that
+ * agreement's summary where the call is the same again, shim_history_first). */
+static void teach_native(shim_comm *rec, uint64_t exec_ps, uint64_t creation_ps, long site)
+{
+    rec->prev = (shim_prev){.timed = 1,
+                            .exec_ps = exec_ps,
+                            .whole_ps = exec_ps + creation_ps,
+                            .slot = -1,
+                            .algo = PLAN_ALGO_NATIVE,
+                            .hist = -1,
+                            .site = site,
+                            .cls = -1,
+                            .over_key = PLAN_LEARN_HIT,
+                            .over_model_ps = shim_agree_model(rec->p),
+                            .first = 1};
+    rec->last_agreed = rec->calls; /* its time is charged as an agreed call's */
+}
 
 /* The second call on rec, whose first deferred its record's creation, where it is not run as
  * a tiny call again (deferred_second; flags: the agreed flags, consistent: no receiver expects
@@ -337,19 +364,7 @@ static void teach_first(shim_comm *rec, int request, uint64_t flags, int consist
         rec->last_pattern = 0;
         return;
     }
-    uint64_t t = rec->prev.exec_ps;
-    rec->prev = (shim_prev){.timed = 1,
-                            .exec_ps = t,
-                            .whole_ps = t + creation_ps,
-                            .slot = -1,
-                            .algo = PLAN_ALGO_NATIVE,
-                            .hist = -1,
-                            .site = rec->prev.site,
-                            .cls = -1,
-                            .over_key = PLAN_LEARN_HIT,
-                            .over_model_ps = shim_agree_model(rec->p),
-                            .first = 1};
-    rec->last_agreed = rec->calls; /* its time is charged as an agreed call's */
+    teach_native(rec, rec->prev.exec_ps, creation_ps, rec->prev.site);
 }
 
 /* Whether the second call on a communicator, after its record's creation agreed the words w
@@ -404,7 +419,12 @@ static uint64_t settled_run(const uint64_t *w, int *drift)
  * benchmark's fresh communicators of an incast of 1 KiB per rank on 16 emulated hosts with 5
  * ms switch buffers paid two allreduces at the second call, 1.4 - 2.7 ms against calls of 0.6
  * - 1.5; of a sample sort of 8 KiB per rank with new splitters on every call on one node, two
- * allreduces at the second call and one at each of the next two, 14 % of 20 calls). Returns 1
+ * allreduces at the second call and one at each of the next two, 14 % of 20 calls); so it does,
+ * with a run of the usual first length, where every rank's call is its part of the first call
+ * again at its site and a call whose plans the process remembers lost (lost.h; one of the
+ * checks that memory decides: the second call of a fresh communicator of an MPI_Alltoall of
+ * 1 MiB per rank on one node took 7 - 25 us more than MPI's call with the agreement after the
+ * creation's allreduce). Returns 1
  * where it ran the call (*rc), 0 where the caller goes on with *rec (NULL: the record could not
  * be made on some rank; the call runs MPI's algorithm). *settled: the call ran MPI's algorithm
  * as too small to explore, or as the same call an earlier communicator settled (the runs the
@@ -431,6 +451,9 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
             run = shim_settled_find(shim_g.world, rec, site, pattern);
         if (run)
             flags |= SECOND_SETTLED;
+        if (flags & SECOND_AGAIN && flags & SECOND_SITE &&
+            shim_lost_find(shim_g.world, rec, site, pattern))
+            flags |= SECOND_LOST;
         if (flags & SECOND_SITE)
             site_run = shim_settled_find_site(shim_g.world, rec, site, &site_cls);
         if (site_run)
@@ -479,7 +502,12 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
     /* the lineage keeps it only where every rank found the lineage: a rank that could not
      * would agree the next communicator's second call while the others ran it unchecked */
     *settled = (tiny || (run_settled && !drift)) && (w[0] & SECOND_LINEAGE);
-    if (run_settled) {
+    uint64_t lost_bits = SECOND_AGAIN | SECOND_SITE | SECOND_LOST;
+    int lost = !run_settled && !tiny && rec->defer == 0 && second_may_settle(request, w) &&
+               (w[0] & lost_bits) == lost_bits;
+    if (lost) /* it decided this check, as an agreement that finds it (exchange_agreed.c) */
+        shim_lost_use(shim_g.world, rec, site, pattern);
+    if (run_settled || lost) {
         rec->calls++;
         rec->last_agreed = rec->calls;
         rec->prev = (shim_prev){.slot = -1,
@@ -487,12 +515,17 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
                                 .hist = -1,
                                 .site = site1,
                                 .cls = plan_learn_class(w[2])};
-        run_decided(rec, a, site, pattern, 1,
-                    drift ? "a call at the first call's site, whose drifting calls of its size "
-                            "settled on MPI's algorithm on an earlier communicator of its size"
-                          : "the first call again, settled on MPI's algorithm on an earlier "
-                            "communicator of its size",
-                    run_settled, rc);
+        uint64_t ps = run_decided(
+            rec, a, site, pattern, 1,
+            lost    ? "the first call again, whose plans lost to MPI's algorithm on an earlier "
+                      "communicator of its size"
+            : drift ? "a call at the first call's site, whose drifting calls of its size settled "
+                      "on MPI's algorithm on an earlier communicator of its size"
+                    : "the first call again, settled on MPI's algorithm on an earlier "
+                      "communicator of its size",
+            run_settled, rc);
+        if (lost && *rc == MPI_SUCCESS && shim_g.cfg.tune > 0)
+            teach_native(rec, ps, creation_ps, site1);
         return 1;
     }
     if (!tiny) {
