@@ -217,6 +217,8 @@ void shim_shutdown(void)
     shim_g.active = 0;
     PMPI_Comm_free_keyval(&shim_g.keyval);
     PMPI_Comm_free_keyval(&shim_g.request_keyval);
+    if (shim_g.lineage_keyval != MPI_KEYVAL_INVALID)
+        PMPI_Comm_free_keyval(&shim_g.lineage_keyval);
     PMPI_Op_free(&shim_g.agree_op);
     PMPI_Type_free(&shim_g.few_type);
     PMPI_Comm_free(&shim_g.self);

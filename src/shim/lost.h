@@ -4,8 +4,9 @@
  * family there on each, and where plans lose (on one node, 2 ranks, 1 MiB per rank: a
  * permutation, a sparse or a power-law exchange, 1.04 - 1.06 x MPI's time over 20 calls, most
  * of it the exploring calls) every communicator paid that again. Remembered, the pattern's
- * agreement on a later communicator finds it (every rank must: an AND bit of the agreement)
- * and runs MPI's algorithm without gathering, for a number of such checks (its span): none
+ * agreement on a later communicator finds it (every rank must: an AND bit of the agreement, or
+ * of the creation's allreduce at a fresh communicator's second call, exchange.c) and runs
+ * MPI's algorithm without gathering, for a number of such checks (its span): none
  * after a first loss (one communicator's few calls can lose by chance where MPI's calls and the
  * plans' stall now and then: a sample sort on 16 emulated hosts with 20 ms switch buffers),
  * SHIM_LOST_SPAN_FIRST once a second communicator's plans lost too, then twice as many, up to
