@@ -1,5 +1,6 @@
-/* Every rank's block of bytes gathered on rank 0 of MPI_COMM_WORLD (gather_root.h): the lengths
- * first, then an agreement on whether everything fits, then the blocks. */
+/* Every rank's block of bytes gathered on rank 0 of MPI_COMM_WORLD (gather_root.h): whether rank
+ * 0 can hold the lengths, the lengths, an agreement on whether everything fits, then the
+ * blocks. */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,6 +18,12 @@ int shim_gather_root(const void *data, int len, shim_gathered *g)
     g->lens = rank == 0 ? calloc((size_t)size, sizeof *g->lens) : NULL;
     g->displs = rank == 0 ? calloc((size_t)size, sizeof *g->displs) : NULL;
     bad = rank == 0 && (!g->lens || !g->displs);
+    /* rank 0 without room for the lengths cannot take part in the gather (MPI would fail it
+     * on a NULL buffer, fatally under MPI_ERRORS_ARE_FATAL): every rank learns so first */
+    if ((rc = PMPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD)) != MPI_SUCCESS)
+        return rc;
+    if (bad)
+        return MPI_ERR_NO_MEM;
     if ((rc = PMPI_Gather(&len, 1, MPI_INT, g->lens, 1, MPI_INT, 0, MPI_COMM_WORLD)) !=
         MPI_SUCCESS)
         return rc;

@@ -384,7 +384,8 @@ int shim_sites_gather(const shim_sites *mine, shim_site_report **out, size_t *n)
     PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
     serialise(mine, &b);
     int rc = shim_gather_root(b.data, b.failed || b.len > (size_t)INT32_MAX ? -1 : (int)b.len, &g);
-    if (rc == MPI_SUCCESS && rank == 0) {
+    int gathered = rc == MPI_SUCCESS; /* on every rank alike */
+    if (gathered && rank == 0) {
         merged *m = NULL;
         size_t nm = 0;
         if (parse_all(g.all, g.lens, g.displs, g.n, &m, &nm) == 0 &&
@@ -395,6 +396,12 @@ int shim_sites_gather(const shim_sites *mine, shim_site_report **out, size_t *n)
             rc = MPI_ERR_NO_MEM;
         }
         free(m);
+    }
+    /* rank 0 alone merges: every rank learns whether it could, so that all go on alike */
+    if (gathered) {
+        int failed = rc != MPI_SUCCESS;
+        int brc = PMPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+        rc = brc != MPI_SUCCESS ? brc : failed ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     }
     free(b.data);
     shim_gathered_free(&g);

@@ -18,7 +18,7 @@ typedef struct shim_site_report {
  * between processes). *out (rank 0) receives one entry per site: calls, cache figures and
  * times the largest over ranks, bytes summed, families by the largest count; names are
  * resolved to "file:line function" (addr2line, else the symbol) joined by " < " for deeper
- * frames. Returns an MPI error code. */
+ * frames. Returns an MPI error code, the same on every rank. */
 int shim_sites_gather(const shim_sites *mine, shim_site_report **out, size_t *n);
 
 #endif

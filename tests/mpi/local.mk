@@ -28,6 +28,8 @@
 #               earlier ones settled, inherited and lost (plans made slow by slow_sends.c)
 #   large.sh    MPI_Alltoallv_c beyond 2^31 bytes: displacements, a 2 GiB message (2 ranks)
 #   valgrind.sh compare on 2 ranks under valgrind memcheck
+#   oom.sh      hrelay's own allocations failing at different points on different ranks
+#               (fail_alloc.c): results still PMPI's, no hang, no crash
 #   environment.sh  an invalid value on a rank other than 0: rank 0's settings win, one warning
 #   version.sh  configure's version in hrelay.h, the report and every tool's --version
 TESTS += tests/mpi/exec.sh tests/mpi/agree.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
@@ -35,14 +37,15 @@ TESTS += tests/mpi/exec.sh tests/mpi/agree.sh tests/mpi/compare.sh tests/mpi/fam
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
 	tests/mpi/drift.sh tests/mpi/examples.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
-	tests/mpi/comms.sh tests/mpi/valgrind.sh tests/mpi/environment.sh tests/mpi/version.sh
+	tests/mpi/comms.sh tests/mpi/oom.sh tests/mpi/valgrind.sh tests/mpi/environment.sh \
+	tests/mpi/version.sh
 EXTRA_DIST += tests/mpi/exec.sh tests/mpi/agree.sh tests/mpi/compare.sh tests/mpi/families.sh tests/mpi/nodes.sh \
 	tests/mpi/fortran.sh \
 	tests/mpi/report.sh tests/mpi/control.sh tests/mpi/cache.sh tests/mpi/auto.sh \
 	tests/mpi/drift.sh tests/mpi/examples.sh \
 	tests/mpi/calibrate.sh tests/mpi/run_wrapper.sh tests/mpi/errors.sh tests/mpi/threads.sh \
-	tests/mpi/comms.sh tests/mpi/large.sh tests/mpi/valgrind.sh tests/mpi/environment.sh \
-	tests/mpi/version.sh \
+	tests/mpi/comms.sh tests/mpi/oom.sh tests/mpi/large.sh tests/mpi/valgrind.sh \
+	tests/mpi/environment.sh tests/mpi/version.sh \
 	tests/mpi/report_field.py \
 	tests/sanitizers/lsan.supp tests/sanitizers/valgrind.supp \
 	tests/fuzz/fuzz_plan.c tests/fuzz/seeds/text-3 tests/fuzz/seeds/direct-4 \
@@ -68,10 +71,14 @@ tests_mpi_comms_SOURCES = tests/mpi/comms.c
 tests_mpi_comms_LDADD = -ldl
 # plans made slow for comms.sh (a shared library, preloaded ahead of libhrelay.so; the rpath
 # only makes libtool build it shared, it is never installed)
-check_LTLIBRARIES = tests/mpi/libslow_sends.la
+check_LTLIBRARIES = tests/mpi/libslow_sends.la tests/mpi/libfail_alloc.la
 tests_mpi_libslow_sends_la_SOURCES = tests/mpi/slow_sends.c
 tests_mpi_libslow_sends_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 tests_mpi_libslow_sends_la_LIBADD = -ldl
+# hrelay's allocations made to fail for oom.sh (the same way)
+tests_mpi_libfail_alloc_la_SOURCES = tests/mpi/fail_alloc.c
+tests_mpi_libfail_alloc_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
+tests_mpi_libfail_alloc_la_LIBADD = -ldl
 tests_mpi_errors_SOURCES = tests/mpi/errors.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_SOURCES = tests/mpi/threads.c tests/mpi/testlib.c tests/mpi/testlib.h
 tests_mpi_threads_LDADD = -lpthread
@@ -109,4 +116,5 @@ tests/mpi/mpi-env.sh: Makefile
 	  echo "HRELAY_ASAN_RT='$(HRELAY_ASAN_RT)'"; \
 	  echo "HRELAY_LSAN_SUPP='$(abs_top_srcdir)/tests/sanitizers/lsan.supp'"; \
 	  echo "HRELAY_LIB='$(abs_top_builddir)/.libs/libhrelay.so'"; \
-	  echo "HRELAY_SLOW_SENDS='$(abs_top_builddir)/tests/mpi/.libs/libslow_sends.so'"; } > $@
+	  echo "HRELAY_SLOW_SENDS='$(abs_top_builddir)/tests/mpi/.libs/libslow_sends.so'"; \
+	  echo "HRELAY_FAIL_ALLOC='$(abs_top_builddir)/tests/mpi/.libs/libfail_alloc.so'"; } > $@
