@@ -524,7 +524,7 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
                     : "the first call again, settled on MPI's algorithm on an earlier "
                       "communicator of its size",
             run_settled, rc);
-        if (lost && *rc == MPI_SUCCESS && shim_g.cfg.tune > 0)
+        if (lost && *rc == MPI_SUCCESS) /* lost implies learning (second_may_settle) */
             teach_native(rec, ps, creation_ps, site1);
         return 1;
     }
