@@ -52,6 +52,10 @@ typedef struct shim_prev {
                           taught at the second, its part of the first again on every rank
                           (deferred_second): its size class and model are the second call's
                           agreed summary's (shim_history_first) */
+    int alike_cls;     /* with first: the size class of a call decided as one whose drifting
+                          calls an earlier communicator settled (deferred_second), which
+                          teaches at the next agreed call of that class at an agreed site,
+                          not only at the same call again; -1: none */
 } shim_prev;
 
 /* hrelay's state for one user intracommunicator, an attribute of it. Only the thread making

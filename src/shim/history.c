@@ -64,7 +64,8 @@ void shim_history_first(shim_comm *rec, const shim_call *c)
     if (!pv->first)
         return;
     pv->first = 0;
-    if (!c->again || c->cls < 0 || !plan_summary_consistent(&rec->summary))
+    int alike = pv->alike_cls >= 0 && c->cls == pv->alike_cls && c->hist >= 0;
+    if (!(c->again || alike) || c->cls < 0 || !plan_summary_consistent(&rec->summary))
         return;
     const shim_config *cfg = &shim_g.cfg;
     pv->cls = c->cls;
