@@ -552,6 +552,8 @@ static void decide_no_win(const plan_forecast_in *in, plan_forecast *f)
              : f->tiny && in->learn ? "too small to try plans"
              : f->waiting           ? "a family to explore waits for the budget"
              : in->lost             ? "its plans lost to MPI's algorithm on an earlier communicator"
+             : in->drift_settled    ? "its site's drifting calls of its size settled on MPI's "
+                                      "algorithm on an earlier communicator"
                                     : "no plan can win";
 }
 
@@ -571,7 +573,7 @@ void plan_forecast_make(const plan_forecast_in *given, plan_forecast *f)
 {
     plan_forecast_in none;
     const plan_forecast_in *in = given;
-    if (given->lost) { /* no family at all */
+    if (given->lost || given->drift_settled) { /* no family at all */
         none = *given;
         none.families = 0;
         in = &none;

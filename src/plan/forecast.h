@@ -53,6 +53,10 @@ typedef struct plan_forecast_in {
     uint32_t families;          /* bit per family that may be planned */
     int lost;                   /* every rank's call is one whose plans lost on an earlier
                                    communicator: as families 0, with its own reason */
+    int drift_settled;          /* the call is the first checked after a run that its site's
+                                   drifting calls of its size class, settled on MPI's
+                                   algorithm on an earlier communicator, started: as lost,
+                                   with its own reason */
     int native_variant;         /* the learning key of MPI's algorithm run before gathering:
                                    plan_learn_key(NATIVE, native_variant). 0 where the
                                    gathered pattern's model of it is the summary's (one rank

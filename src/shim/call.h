@@ -35,6 +35,9 @@ typedef struct shim_call {
                          (every rank's part of the pattern) */
     int lost;         /* agreed: every rank's call is one whose plans lost on an earlier
                          communicator and decide its checks still (lost.h) */
+    int drift_settled; /* agreed: the call is of the size class of the drifting calls whose
+                          settlement on an earlier communicator started the run before it
+                          (shim_comm.drift_cls1) */
     int explored;     /* the call runs a candidate to measure it */
     int waiting;      /* a candidate to measure does not fit the budget yet: MPI's runs */
     plan_wait wait;   /* waiting: what measuring it is predicted to cost, its estimate and the

@@ -92,6 +92,9 @@ typedef struct shim_comm {
                               UINT64_MAX: unknown) */
     int first_on_node;     /* agreed at creation: every rank's topology was known then and no
                               byte of that call left its node (plan_summary_on_node) */
+    int drift_cls1;        /* agreed: 1 + the size class of the drifting calls whose settlement
+                              on an earlier communicator decided the second call
+                              (deferred_second), until the next agreed call; 0: none */
     int pending;           /* made by the communicator's first call, which ran MPI's algorithm
                               unchecked (shim_comm_open): its creation is agreed at the call
                               after the deferred ones (shim_comm_settle); until then

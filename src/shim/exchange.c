@@ -533,6 +533,7 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
          * three allreduces in 20 calls instead of two) */
         if (*rc == MPI_SUCCESS)
             teach_native(rec, ps, creation_ps, site1, drift ? plan_learn_class(w[2]) : -1);
+        rec->drift_cls1 = drift ? plan_learn_class(w[2]) + 1 : 0;
         return 1;
     }
     if (!tiny) {

@@ -126,6 +126,7 @@ void shim_forecast(const shim_comm *rec, const shim_call *c, const plan_history 
         .c = &cfg->cost,
         .families = SHIM_AUTO_FAMILIES | (nodes ? SHIM_NODE_FAMILIES : 0),
         .lost = c->lost,
+        .drift_settled = c->drift_settled,
         .native_variant = nodes,
         .site = site,
         .comm = rec->hist,

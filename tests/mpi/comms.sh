@@ -160,14 +160,18 @@ done
 # decide their second call on the creation alone, whose time teaches the check after its run
 # of at least 8 calls: that check never finds MPI's algorithm not measured at the size (only
 # the first communicator's second call does; before, every communicator's check after the run
-# did, and the next call decided the run: two allreduces, not one): the first agrees 3 times,
-# all at most 11 over 24 calls each (lines "before gathering"; without the memory 15 over 12)
+# did, and the next call decided the run: two allreduces, not one), and explores nothing (it
+# says why: the site's drifting calls settled on an earlier communicator; at least one such
+# check); the first agrees 3 times, all at most 11 over 24 calls each (lines "before
+# gathering"; without the memory 15 over 12)
 for n in 2 3; do
     hr_run "$n" HRELAY_NODE_SIZE=1 HRELAY_EXPLORE_BUDGET=0 HRELAY_INHERIT=0 HRELAY_VERBOSE=2 -- \
         ./tests/mpi/comms fresh 5 24 1048576 0 0 1 >"$out" 2>"$err" ||
         hr_fail "comms fresh drifting, waiting, on $n ranks: $(cat "$out" "$err")"
     [ "$(grep -c "MPI's algorithm not measured yet at this size" "$err")" = 1 ] ||
         hr_fail "comms fresh drifting, waiting, on $n ranks: MPI's algorithm not measured after a remembered run: $(cat "$err")"
+    grep -q "its site's drifting calls of its size settled on MPI's algorithm on an earlier communicator: runs native" "$err" ||
+        hr_fail "comms fresh drifting, waiting, on $n ranks: no check decided by the site's settlement: $(cat "$err")"
     grep -q "^fresh 5 calls 24 bad 0\$" "$out" ||
         hr_fail "comms fresh drifting, waiting, on $n ranks: $(cat "$out" "$err")"
     [ "$(drifted)" = 4 ] ||

@@ -1005,6 +1005,15 @@ START_TEST(forecast_explores_within_budget)
     ck_assert_int_ne(f.explore, PLAN_ALGO_NATIVE);
     ck_assert_uint_eq(f.plan, 1u << f.explore);
     plan_algo first = f.explore;
+    /* the same call right after a run its site's drifting calls' settlement on an earlier
+     * communicator started: MPI's algorithm, nothing explored, with that reason */
+    s.in.drift_settled = 1;
+    plan_forecast f_settled;
+    plan_forecast_make(&s.in, &f_settled);
+    ck_assert_int_eq(f_settled.action, PLAN_FORECAST_NATIVE);
+    ck_assert_int_eq(f_settled.exploring, 0);
+    ck_assert_ptr_nonnull(strstr(f_settled.why, "drifting calls"));
+    s.in.drift_settled = 0;
     /* it measured 50 % slower than native: spent, and known */
     uint64_t model = plan_summary_optimistic(&sum, first, PLAN_DUPLEX_FULL, &s.c);
     site_record(&s, plan_learn_key(first, PLAN_LEARN_BEFORE), f.cls, native_true * 3 / 2, model, 1,
