@@ -16,9 +16,8 @@
 #include "plan/plan.h"
 #include "plan/summary.h"
 
-/* What one call site (or one communicator) keeps across patterns: its corrections, and how
- * many calls it made and how many had a new pattern (what a plan's set-up is spread over).
- * Zero-initialised: nothing seen. */
+/* What one call site (or communicator) keeps across patterns: its corrections, its calls and
+ * how many had a new pattern (what a plan's set-up is spread over). Zero: nothing seen. */
 typedef struct plan_history {
     plan_learner learn; /* its clock counts every call, agreed or unchecked */
     uint64_t calls;     /* agreed calls (whose pattern is known to be new or not) */
@@ -39,9 +38,8 @@ enum { PLAN_HISTORY_RECENT = 32 };
  * disagree (the largest over the smallest above 3/2), MPI's algorithm is measured again after
  * PLAN_HISTORY_BESIDE gathered patterns ran a plan, later ones at growing intervals
  * (plan_history_native_measured): its correction, which the plans are chosen against, stays
- * measured (on 16 emulated hosts three unlucky calls of a mixture-of-experts routing set it at
- * 100 ms where most took 50, and `direct`, at 53 - 280 ms, ran 18 new patterns unchallenged).
- * Where its calls agree, such a call only costs (4 emulated hosts x 8 ranks: 2.3 x node-direct). */
+ * measured (16 emulated hosts: three MoE calls at 100 ms, most at 50, let `direct` at 53 - 280
+ * ms run 18 new patterns); where its calls agree it only costs (4 x 8 ranks: 2.3 x node-direct). */
 enum { PLAN_HISTORY_BESIDE = 2, PLAN_HISTORY_BESIDE_MAX = 128 };
 
 /* What a forecast is made from. */
@@ -51,12 +49,10 @@ typedef struct plan_forecast_in {
     plan_duplex duplex;         /* the links' model plans obey */
     const plan_cost_params *c;
     uint32_t families;          /* bit per family that may be planned */
-    int lost;                   /* every rank's call is one whose plans lost on an earlier
-                                   communicator: as families 0, with its own reason */
-    int drift_settled;          /* the call is the first checked after a run that its site's
-                                   drifting calls of its size class, settled on MPI's
-                                   algorithm on an earlier communicator, started: as lost,
-                                   with its own reason */
+    /* each as families 0, with its own reason: every rank's call is one whose plans lost on
+     * an earlier communicator; the first checked after a run that its site's drifting calls of
+     * its size, settled on MPI's algorithm on an earlier communicator, started */
+    int lost, drift_settled;
     int native_variant;         /* the learning key of MPI's algorithm run before gathering:
                                    plan_learn_key(NATIVE, native_variant). 0 where the
                                    gathered pattern's model of it is the summary's (one rank

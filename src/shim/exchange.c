@@ -307,15 +307,17 @@ static int deferred_first(shim_comm *rec, const shim_args *a, shim_site *site)
 /* The bits of the second call's agreement above the creation's flags, combined by AND: this
  * rank's call is its part of the first call again, is at the first call's site, is a call this
  * process remembers settled (settled.h), is at a site whose drifting calls it remembers
- * settled, this rank found the communicator's lineage, and is a call whose plans this process
- * remembers lost with checks left to decide (lost.h). */
+ * settled, this rank found the communicator's lineage, is a call whose plans this process
+ * remembers lost with checks left to decide (lost.h), and remembers those drifting calls
+ * settled where no family waited for the exploration budget. */
 enum {
     SECOND_AGAIN = 8,
     SECOND_SITE = 16,
     SECOND_SETTLED = 32,
     SECOND_DRIFT = 64,
     SECOND_LINEAGE = 128,
-    SECOND_LOST = 256
+    SECOND_LOST = 256,
+    SECOND_DRIFT_DONE = 512
 };
 
 /* Makes a call of MPI's algorithm on rec at site index `site` (exec_ps: this rank's time of it;
@@ -457,10 +459,11 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
         if (flags & SECOND_AGAIN && flags & SECOND_SITE &&
             shim_lost_find(shim_g.world, rec, site, pattern))
             flags |= SECOND_LOST;
+        int site_waited = 0;
         if (flags & SECOND_SITE)
-            site_run = shim_settled_find_site(shim_g.world, rec, site, &site_cls);
+            site_run = shim_settled_find_site(shim_g.world, rec, site, &site_cls, &site_waited);
         if (site_run)
-            flags |= SECOND_DRIFT;
+            flags |= SECOND_DRIFT | (site_waited ? 0 : SECOND_DRIFT_DONE);
         if (rec->lineage)
             flags |= SECOND_LINEAGE;
     }
@@ -533,7 +536,8 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
          * three allreduces in 20 calls instead of two) */
         if (*rc == MPI_SUCCESS)
             teach_native(rec, ps, creation_ps, site1, drift ? plan_learn_class(w[2]) : -1);
-        rec->drift_cls1 = drift ? plan_learn_class(w[2]) + 1 : 0;
+        /* where a family waited for the budget then, it was never measured: explored as usual */
+        rec->drift_cls1 = drift && (w[0] & SECOND_DRIFT_DONE) ? plan_learn_class(w[2]) + 1 : 0;
         return 1;
     }
     if (!tiny) {

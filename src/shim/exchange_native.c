@@ -241,7 +241,7 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
         shim_settled_note(shim_g.world, rec, c->site, c->pattern, floor_len);
     else if (remember && !c->again)
         shim_settled_note_site(shim_g.world, rec, c->site, fc->cls,
-                               site_run(c->site, fc->waiting, worth, started));
+                               site_run(c->site, fc->waiting, worth, started), fc->waiting);
     if (fc->bound < SHIM_EXPLORE_MIN_BYTES && shim_alltoall_kind(c->a))
         rec->tiny_alltoall = 1 + shim_tiny_pair_bytes(rec->p); /* every rank called
                                                                   MPI_Alltoall(_c) */

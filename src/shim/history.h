@@ -41,10 +41,11 @@ plan_history *shim_history_of(shim_comm *rec, const shim_agreement *ag);
 
 /* After the agreement of call c (c->again, c->cls and c->hist set), before anything learns
  * from rec->prev: where that is the communicator's first call taught at its second (prev.first)
- * and c is that call again on every rank with a consistent summary, gives it c's size class,
- * history and MPI's model of c's agreed summary (the same pattern's), so that it teaches as an
- * agreed call of MPI's algorithm; where c is not, it teaches nothing (its class stays -1). Else
- * changes nothing. A function of agreed values only. */
+ * and c is that call again on every rank with a consistent summary, or (prev.alike_cls >= 0, a
+ * drifting call decided by its record's creation) a call of that size class at an agreed site,
+ * gives it c's size class, history and MPI's model of c's agreed summary, so that it teaches as
+ * an agreed call of MPI's algorithm; where c is neither, it teaches nothing (its class stays
+ * -1). Else changes nothing. A function of agreed values only. */
 void shim_history_first(shim_comm *rec, const shim_call *c);
 
 /* After the agreement: learns from the previous agreed call (rec->prev, its times agreed in

@@ -22,8 +22,8 @@ static int entry(const shim_settled *s, uint64_t key)
     return -1;
 }
 
-/* Remembers key with run and cls (key 0: nothing). */
-static void note(shim_world *w, uint64_t key, uint64_t run, int cls)
+/* Remembers key with run, cls and waited (key 0: nothing). */
+static void note(shim_world *w, uint64_t key, uint64_t run, int cls, int waited)
 {
     if (!key)
         return;
@@ -38,19 +38,20 @@ static void note(shim_world *w, uint64_t key, uint64_t run, int cls)
     }
     s->run[i] = run;
     s->cls[i] = cls;
+    s->waited[i] = waited != 0;
     shim_world_unlock(w);
 }
 
 void shim_settled_note(shim_world *w, const shim_comm *rec, const shim_site *site, uint64_t pattern,
                        uint64_t run)
 {
-    note(w, w && run && pattern ? shim_call_key(rec, site, pattern) : 0, run, 0);
+    note(w, w && run && pattern ? shim_call_key(rec, site, pattern) : 0, run, 0, 0);
 }
 
 void shim_settled_note_site(shim_world *w, const shim_comm *rec, const shim_site *site, int cls,
-                            uint64_t run)
+                            uint64_t run, int waited)
 {
-    note(w, w && run ? shim_call_key(rec, site, 0) : 0, run, cls);
+    note(w, w && run ? shim_call_key(rec, site, 0) : 0, run, cls, waited);
 }
 
 /* Forgets key's entry, if any (the world locked). */
@@ -77,8 +78,8 @@ void shim_settled_forget(shim_world *w, const shim_comm *rec, const shim_site *s
     shim_world_unlock(w);
 }
 
-/* The run and class remembered for key (0: none). */
-static uint64_t find(shim_world *w, uint64_t key, int *cls)
+/* The run, class and waiting remembered for key (0: none). */
+static uint64_t find(shim_world *w, uint64_t key, int *cls, int *waited)
 {
     if (!key)
         return 0;
@@ -87,6 +88,8 @@ static uint64_t find(shim_world *w, uint64_t key, int *cls)
     uint64_t run = i >= 0 ? w->settled.run[i] : 0;
     if (cls)
         *cls = i >= 0 ? w->settled.cls[i] : 0;
+    if (waited)
+        *waited = i >= 0 ? w->settled.waited[i] : 0;
     shim_world_unlock(w);
     return run;
 }
@@ -94,12 +97,12 @@ static uint64_t find(shim_world *w, uint64_t key, int *cls)
 uint64_t shim_settled_find(shim_world *w, const shim_comm *rec, const shim_site *site,
                            uint64_t pattern)
 {
-    return w && pattern ? find(w, shim_call_key(rec, site, pattern), NULL) : 0;
+    return w && pattern ? find(w, shim_call_key(rec, site, pattern), NULL, NULL) : 0;
 }
 
 uint64_t shim_settled_find_site(shim_world *w, const shim_comm *rec, const shim_site *site,
-                                int *cls)
+                                int *cls, int *waited)
 {
-    *cls = 0;
-    return w ? find(w, shim_call_key(rec, site, 0), cls) : 0;
+    *cls = *waited = 0;
+    return w ? find(w, shim_call_key(rec, site, 0), cls, waited) : 0;
 }

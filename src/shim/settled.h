@@ -27,6 +27,7 @@ typedef struct shim_settled {
                                        site's: the run its times make worth one agreement, or
                                        the run started while a family waits if shorter) */
     int cls[SHIM_SETTLED_MAX];      /* a site's: the size class of its calls settled */
+    unsigned char waited[SHIM_SETTLED_MAX]; /* a site's: a family waited for the budget then */
     int next;                       /* the entry the next new call takes */
     int used;                       /* entries not free */
 } shim_settled;
@@ -47,10 +48,10 @@ void shim_settled_note(struct shim_world *w, const struct shim_comm *rec,
 /* Remembers that the drifting calls (each a new pattern) at site on rec, of the agreed size
  * class cls, settled on MPI's algorithm before gathering, and that a run of `run` unchecked
  * calls is what one agreement is worth at their measured times (or, where a family waits for
- * the exploration budget, the run that started if shorter). Nothing where run is 0, site is
- * missing, or rec's topology is not known without communication. */
+ * the exploration budget, the run that started if shorter; waited: whether one did). Nothing
+ * where run is 0, site is missing, or rec's topology is not known without communication. */
 void shim_settled_note_site(struct shim_world *w, const struct shim_comm *rec,
-                            const struct shim_site *site, int cls, uint64_t run);
+                            const struct shim_site *site, int cls, uint64_t run, int waited);
 
 /* Forgets that call, and the drifting calls of its site (a plan ran it): two hashes of four
  * words and a look over the entries. */
@@ -63,8 +64,9 @@ uint64_t shim_settled_find(struct shim_world *w, const struct shim_comm *rec,
                            const struct shim_site *site, uint64_t pattern);
 
 /* The run remembered for site's drifting calls on any communicator of rec's size and node
- * layout (their class into *cls), 0 where none (w NULL included). */
+ * layout (their class into *cls, whether a family waited then into *waited), 0 where none (w
+ * NULL included). */
 uint64_t shim_settled_find_site(struct shim_world *w, const struct shim_comm *rec,
-                                const struct shim_site *site, int *cls);
+                                const struct shim_site *site, int *cls, int *waited);
 
 #endif
