@@ -37,7 +37,7 @@ typedef struct shim_call {
                          communicator and decide its checks still (lost.h) */
     int drift_settled; /* agreed: the call is of the size class of the drifting calls whose
                           settlement on an earlier communicator started the run before it
-                          (shim_comm.drift_cls1) */
+                          (shim_prev.alike_done) */
     int explored;     /* the call runs a candidate to measure it */
     int waiting;      /* a candidate to measure does not fit the budget yet: MPI's runs */
     plan_wait wait;   /* waiting: what measuring it is predicted to cost, its estimate and the

@@ -56,6 +56,9 @@ typedef struct shim_prev {
                           calls an earlier communicator settled (deferred_second), which
                           teaches at the next agreed call of that class at an agreed site,
                           not only at the same call again; -1: none */
+    int alike_done;    /* with alike_cls: no family waited for the exploration budget where
+                          those calls settled, so that call's check explores nothing
+                          (shim_call.drift_settled) */
 } shim_prev;
 
 /* hrelay's state for one user intracommunicator, an attribute of it. Only the thread making
@@ -92,9 +95,6 @@ typedef struct shim_comm {
                               UINT64_MAX: unknown) */
     int first_on_node;     /* agreed at creation: every rank's topology was known then and no
                               byte of that call left its node (plan_summary_on_node) */
-    int drift_cls1;        /* agreed: 1 + the size class of the drifting calls whose settlement
-                              on an earlier communicator decided the second call
-                              (deferred_second), until the next agreed call; 0: none */
     int pending;           /* made by the communicator's first call, which ran MPI's algorithm
                               unchecked (shim_comm_open): its creation is agreed at the call
                               after the deferred ones (shim_comm_settle); until then

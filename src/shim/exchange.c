@@ -516,11 +516,6 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
     if (run_settled || lost) {
         rec->calls++;
         rec->last_agreed = rec->calls;
-        rec->prev = (shim_prev){.slot = -1,
-                                .algo = PLAN_ALGO_NATIVE,
-                                .hist = -1,
-                                .site = site1,
-                                .cls = plan_learn_class(w[2])};
         uint64_t ps = run_decided(
             rec, a, site, pattern, 1,
             lost    ? "the first call again, whose plans lost to MPI's algorithm on an earlier "
@@ -534,10 +529,13 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
          * else that check finds MPI's algorithm not measured at the size and the next one
          * decides the run (16 emulated hosts, a sample sort's drifting 64 KiB per rank:
          * three allreduces in 20 calls instead of two) */
-        if (*rc == MPI_SUCCESS)
-            teach_native(rec, ps, creation_ps, site1, drift ? plan_learn_class(w[2]) : -1);
+        if (*rc != MPI_SUCCESS) {
+            rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = site1, .cls = -1};
+            return 1;
+        }
+        teach_native(rec, ps, creation_ps, site1, drift ? plan_learn_class(w[2]) : -1);
         /* where a family waited for the budget then, it was never measured: explored as usual */
-        rec->drift_cls1 = drift && (w[0] & SECOND_DRIFT_DONE) ? plan_learn_class(w[2]) + 1 : 0;
+        rec->prev.alike_done = drift && (w[0] & SECOND_DRIFT_DONE);
         return 1;
     }
     if (!tiny) {
