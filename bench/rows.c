@@ -2,7 +2,8 @@
  * calls, the per-call lower bounds (rank and node level), CPU use, and the whole run -- every
  * call from the first on the candidate's fresh communicator, warm-up (exploration) and checked
  * calls included -- summed and set against native's and against the bounds, and again with
- * MPI's stalls (--stall) counted at native's median. */
+ * MPI's stalls (--stall) counted at native's median (drifting patterns: native's median time
+ * per bound byte times the call's bound). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,19 +116,40 @@ static int ran_mpi(int ran)
     return !strcmp(name, "native") || !strcmp(name, "pmpi") || !strcmp(name, "mpi");
 }
 
-/* The stalls of slot k's whole run (o's --stall rule against native's median `ref`) into row,
- * and the time of its calls with each stall counted at ref (the return value). */
-static double count_stalls(const bench_opts *o, const bench_log *l, int k, double ref,
-                           bench_row *row)
+/* Native's seconds per bound byte over the timed calls of slot k (a drifting pattern's
+ * reference: each call's is that times its bound), the median of each call's time over its
+ * bound; NAN where no timed call has a nonzero bound. */
+static double per_bound_byte(const bench_ctx *ctx, const bench_sequence *seq, const bench_log *l,
+                             int k, double *scratch)
+{
+    int n = 0;
+    for (int r = 0; r < ctx->opts->reps; r++) {
+        int round = l->first_timed + r;
+        uint64_t b = seq->bound_bytes[bench_sequence_call(seq, round)];
+        if (b > 0)
+            scratch[n++] = l->t[(size_t)round * l->nslots + k] / (double)b;
+    }
+    return n > 0 ? bench_quantiles_of(scratch, n).median : NAN;
+}
+
+/* The stalls of slot k's whole run into row, and the time of its calls with each stall
+ * counted at its reference (the return value): by o's --stall rule against `ref` per call
+ * (fixed patterns: native's median) or, where `per_byte` is finite (drifting patterns),
+ * against per_byte times the call's bound, a call of zero bound never a stall. */
+static double count_stalls(const bench_opts *o, const bench_sequence *seq, const bench_log *l,
+                           int k, double ref, double per_byte, bench_row *row)
 {
     double steady = 0;
     row->stalls = 0;
     for (int r = 0; r < l->rounds; r++) {
         size_t i = (size_t)r * l->nslots + k;
-        int stall = ran_mpi(l->ran[i]) && l->t[i] > o->stall_factor * ref &&
-                    l->t[i] - ref > o->stall_floor_s;
+        double at = isfinite(per_byte)
+                        ? per_byte * (double)seq->bound_bytes[bench_sequence_call(seq, r)]
+                        : ref;
+        int stall = at > 0 && ran_mpi(l->ran[i]) && l->t[i] > o->stall_factor * at &&
+                    l->t[i] - at > o->stall_floor_s;
         row->stalls += stall;
-        steady += stall ? ref : l->t[i];
+        steady += stall ? at : l->t[i];
     }
     return steady;
 }
@@ -168,15 +190,19 @@ int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
             native = k;
     }
     double ref = native >= 0 ? rows[native].t.median : NAN, native_steady = NAN;
-    if (native >= 0 && !seq->drift)
-        native_steady = count_stalls(o, l, native, ref, &rows[native]);
+    double per_byte = native >= 0 && seq->drift ? per_bound_byte(ctx, seq, l, native, scratch)
+                                                : NAN;
+    int steady = native >= 0 && (!seq->drift || isfinite(per_byte));
+    if (steady)
+        native_steady = count_stalls(o, seq, l, native, ref, per_byte, &rows[native]);
     for (int k = 0; native >= 0 && k < o->ncandidates; k++)
         if (!strcmp(rows[k].status, "ok")) {
             rows[k].ratio_native = rows[k].t.median / ref;
             rows[k].run_ratio_native = rows[k].run_total_s / rows[native].run_total_s;
             rows[k].run_ratio_native_lo = rows[k].run_ratio_native_hi = rows[k].run_ratio_native;
-            if (!seq->drift)
-                rows[k].run_ratio_steady = count_stalls(o, l, k, ref, &rows[k]) / native_steady;
+            if (steady)
+                rows[k].run_ratio_steady = count_stalls(o, seq, l, k, ref, per_byte, &rows[k]) /
+                                           native_steady;
         }
     free(scratch);
     return 0;

@@ -3,9 +3,10 @@
  * of the same calls -- issue 14's criterion, "never more than 5 % slower than native over the
  * benchmark's whole run" -- one line each, the worst, and how many are within 5 %. Where pmpi
  * ran too, its ratio stands beside auto's: the same MPI call under two names, so how far it
- * is from 1 is how far the row's network moves a ratio by itself. On fixed patterns, the
- * stalls of MPI's own calls (--stall) are counted, auto's and native's, and the ratio given
- * again with each counted at native's median: a stall strikes whichever candidate's call met
+ * is from 1 is how far the row's network moves a ratio by itself. The stalls of MPI's own
+ * calls (--stall) are counted, auto's and native's, and the ratio given again with each
+ * counted at its reference (native's median; drifting patterns: native's median time per
+ * bound byte times the call's bound): a stall strikes whichever candidate's call met
  * it, while exploring (calls of a plan) is never discounted. With --runs 5 or more, each ratio
  * (a median of the runs') comes with the interval it lies in at 90 % confidence or more, and
  * the rows are counted by it: shown within 5 %, shown more than 5 % slower, or not decided by
@@ -128,8 +129,9 @@ void bench_run_ratio_print(const bench_out *out)
                "far it is from 1.000 the network moves a ratio by itself)\n");
     if (steady)
         printf("#   (MPI's stalls: calls of MPI's own algorithm over %g x native's median and "
-               "%g ms over it, a lost packet's retransmission on a TCP network; without them: "
-               "each counted at that median, auto's and native's alike, exploring never)\n",
+               "%g ms over it (drifting patterns: native's median per bound byte times the "
+               "call's bound), a lost packet's retransmission on a TCP network; without them: "
+               "each counted at that reference, auto's and native's alike, exploring never)\n",
                out->stall_factor, out->stall_floor_s * 1e3);
     printf("# auto / native over the whole run: worst %.3f (%s, %llu bytes per rank); %d of %d "
            "pattern/size pairs within 5 %%",
