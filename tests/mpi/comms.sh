@@ -8,9 +8,9 @@
 # report's communicators count the duplicates made (private) and refused (declined). Then
 # communicators in turn, freed and replaced (handles reused): every byte right. Fresh
 # communicators of one size with the same exchange: the second call of each after the first
-# runs MPI's algorithm on the record's creation alone where the first settled on it, never where
-# one rank's part of the exchange changed, and not after a plan ran the exchange; on one node
-# as with one rank per node. Communicators of one group inherit runs (lineages), and an
+# runs MPI's algorithm on the record's creation alone where the first settled on it (also where
+# a family waited for the budget), never where one rank's part of the exchange changed, and not
+# after a plan ran the exchange; on one node as with one rank per node. Communicators of one group inherit runs (lineages), and an
 # exchange whose plans lost is not explored again on the next ones (plans made slow by
 # libslow_sends.so).
 . "${srcdir:-.}/tests/mpi/common.sh"
@@ -135,6 +135,26 @@ hr_run 3 HRELAY_NODE_SIZE=1 HRELAY_INHERIT=0 HRELAY_VERBOSE=2 HRELAY_CONFIG="$HR
 grep -q '^fresh 4 calls 12 bad 0$' "$out" || hr_fail "comms fresh, the second forced: $(cat "$out" "$err")"
 [ "$(settled)" = 1 ] ||
     hr_fail "comms fresh, the second forced: $(settled) second calls settled, not 1: $(cat "$err")"
+# the same call where a family waits for the budget (the built-in costs, 1 MiB per rank, no
+# budget: HRELAY_EXPLORE_BUDGET=0), no plan having run: remembered with the run that started (or
+# what an agreement is worth, if shorter), so the four later communicators decide their second
+# call on the creation alone; with the remembered calls' times taught, at most 4 agreements in
+# the 120 calls (before: none remembered, 10, two per communicator)
+for n in 2 3; do
+    hr_run "$n" HRELAY_NODE_SIZE=1 HRELAY_EXPLORE_BUDGET=0 HRELAY_INHERIT=0 HRELAY_VERBOSE=2 -- \
+        ./tests/mpi/comms fresh 5 24 1048576 0 >"$out" 2>"$err" ||
+        hr_fail "comms fresh, waiting, on $n ranks: $(cat "$out" "$err")"
+    grep -q '^fresh 5 calls 24 bad 0$' "$out" ||
+        hr_fail "comms fresh, waiting, on $n ranks: $(cat "$out" "$err")"
+    grep -q "waits for the budget" "$err" ||
+        hr_fail "comms fresh, waiting, on $n ranks: no family waited for the budget: $(cat "$err")"
+    [ "$(settled)" = 4 ] ||
+        hr_fail "comms fresh, waiting, on $n ranks: $(settled) second calls settled, not 4: $(cat "$err")"
+    [ "$(drifted)" = 0 ] || hr_fail "comms fresh, waiting, on $n ranks: taken for drifting: $(cat "$err")"
+    agreed=$(grep -c "^hrelay: before gathering on" "$err")
+    [ "$agreed" -le 4 ] ||
+        hr_fail "comms fresh, waiting, on $n ranks: $agreed agreed calls, more than 4: $(cat "$err")"
+done
 # the same with counts that change on every call (a sample sort's new splitters): the site's
 # drifting calls are remembered settled, in their size class, from the second communicator on
 # (4 of 5, on one node too); where the last rank sends 32 KiB more per pair on each
