@@ -67,15 +67,15 @@ static void timed_bounds(const bench_ctx *ctx, const bench_sequence *seq, const 
 }
 
 /* The median over the timed calls of slot k of each call's time over its bound (bounds: the
- * per-call bytes in `bound`), calls with a zero bound left out; NAN if none is left or the
- * rate is unknown. */
+ * per-call bytes in `bound`, in seconds at rate_bps; 8: the bound in bytes), calls with a zero
+ * bound left out; NAN if none is left or the rate is unknown. */
 static double median_ratio(const bench_ctx *ctx, const bench_sequence *seq, const bench_log *l,
-                           int k, const uint64_t *bound, double *scratch)
+                           int k, const uint64_t *bound, double rate_bps, double *scratch)
 {
     int n = 0;
     for (int r = 0; r < ctx->opts->reps; r++) {
         int round = l->first_timed + r;
-        double b = seconds(bound[bench_sequence_call(seq, round)], ctx->rate_bps);
+        double b = seconds(bound[bench_sequence_call(seq, round)], rate_bps);
         if (b > 0)
             scratch[n++] = l->t[(size_t)round * l->nslots + k] / b;
     }
@@ -98,8 +98,8 @@ static void timed_row(const bench_ctx *ctx, const bench_sequence *seq, const ben
     row->reps = reps;
     row->t = bench_quantiles_of(scratch, reps);
     ran_summary(l->ran + (size_t)l->first_timed * n + k, reps, n, row->ran, sizeof row->ran);
-    row->ratio_bound = median_ratio(ctx, seq, l, k, seq->bound_bytes, scratch);
-    row->ratio_node_bound = median_ratio(ctx, seq, l, k, seq->node_bytes, scratch);
+    row->ratio_bound = median_ratio(ctx, seq, l, k, seq->bound_bytes, ctx->rate_bps, scratch);
+    row->ratio_node_bound = median_ratio(ctx, seq, l, k, seq->node_bytes, ctx->rate_bps, scratch);
     for (int r = 0; r < l->rounds; r++) {
         total += l->t[(size_t)r * n + k];
         bound_total += seconds(seq->bound_bytes[bench_sequence_call(seq, r)], ctx->rate_bps);
@@ -114,22 +114,6 @@ static int ran_mpi(int ran)
 {
     const char *name = bench_ran_name(ran);
     return !strcmp(name, "native") || !strcmp(name, "pmpi") || !strcmp(name, "mpi");
-}
-
-/* Native's seconds per bound byte over the timed calls of slot k (a drifting pattern's
- * reference: each call's is that times its bound), the median of each call's time over its
- * bound; NAN where no timed call has a nonzero bound. */
-static double per_bound_byte(const bench_ctx *ctx, const bench_sequence *seq, const bench_log *l,
-                             int k, double *scratch)
-{
-    int n = 0;
-    for (int r = 0; r < ctx->opts->reps; r++) {
-        int round = l->first_timed + r;
-        uint64_t b = seq->bound_bytes[bench_sequence_call(seq, round)];
-        if (b > 0)
-            scratch[n++] = l->t[(size_t)round * l->nslots + k] / (double)b;
-    }
-    return n > 0 ? bench_quantiles_of(scratch, n).median : NAN;
 }
 
 /* The stalls of slot k's whole run into row, and the time of its calls with each stall
@@ -190,8 +174,10 @@ int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
             native = k;
     }
     double ref = native >= 0 ? rows[native].t.median : NAN, native_steady = NAN;
-    double per_byte = native >= 0 && seq->drift ? per_bound_byte(ctx, seq, l, native, scratch)
-                                                : NAN;
+    /* a drifting call's reference: native's median seconds per bound byte times its bound */
+    double per_byte = native >= 0 && seq->drift
+                          ? median_ratio(ctx, seq, l, native, seq->bound_bytes, 8, scratch)
+                          : NAN;
     int steady = native >= 0 && (!seq->drift || isfinite(per_byte));
     if (steady)
         native_steady = count_stalls(o, seq, l, native, ref, per_byte, &rows[native]);
