@@ -61,6 +61,12 @@ typedef struct shim_prev {
                           (shim_call.drift_settled) */
 } shim_prev;
 
+/* A previous call that teaches nothing, at this rank's site index `site` (-1: none). */
+static inline shim_prev shim_prev_none(long site)
+{
+    return (shim_prev){.slot = -1, .hist = -1, .site = site, .cls = -1};
+}
+
 /* hrelay's state for one user intracommunicator, an attribute of it. Only the thread making
  * a collective call on the communicator touches it (MPI forbids concurrent collectives on one
  * communicator), so it needs no lock. */

@@ -298,7 +298,7 @@ static shim_comm *record_new(MPI_Comm comm, int lineage)
     rec->request = pending_request(comm);
     rec->lineage = lineage;
     rec->last = -1;
-    rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = -1, .cls = -1};
+    rec->prev = shim_prev_none(-1);
     rec->quiet_len = SHIM_QUIET_FIRST;
     return rec;
 }

@@ -530,7 +530,7 @@ static int deferred_second(shim_comm **recp, const shim_args *a, shim_site *site
          * decides the run (16 emulated hosts, a sample sort's drifting 64 KiB per rank:
          * three allreduces in 20 calls instead of two) */
         if (*rc != MPI_SUCCESS) {
-            rec->prev = (shim_prev){.slot = -1, .hist = -1, .site = site1, .cls = -1};
+            rec->prev = shim_prev_none(site1);
             return 1;
         }
         teach_native(rec, ps, creation_ps, site1, drift ? plan_learn_class(w[2]) : -1);

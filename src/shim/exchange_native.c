@@ -125,11 +125,12 @@ uint64_t shim_row_bytes(const shim_comm *rec)
     return bytes;
 }
 
-/* The run a new pattern's site is remembered with (shim_settled_note_site; 0: not
- * remembered): worth, what one agreement is worth at the measured times; where a family waits
- * for the budget, at most `started`, the run that started, and none where a plan (any family
- * but MPI's algorithm) ran an agreed call at the site on its communicator. From agreed
- * decisions, so alike on every rank with the site. */
+/* The run a call settled on MPI's algorithm is remembered with (shim_settled_note for the same
+ * call again, shim_settled_note_site for a new pattern at its site; 0: not remembered): worth,
+ * what one agreement is worth at the measured times; where a family waits for the budget, at
+ * most `started`, the run that started, and none where a plan (any family but MPI's algorithm)
+ * ran an agreed call at the site on its communicator. From agreed decisions, so alike on every
+ * rank with the site. */
 static uint64_t site_run(const shim_site *site, int waiting, uint64_t worth, uint64_t started)
 {
     if (!waiting)
@@ -227,21 +228,16 @@ int shim_run_before_gather(shim_call *c, const plan_forecast *fc, uint64_t t0)
                                                 fc->waiting ? &fc->wait : NULL, floor_len);
     /* settled on MPI's algorithm, its run sized by measured times (or too small to explore),
      * crossing NICs: a fresh communicator of this size finds it at its second call
-     * (settled.h): the same call again by its pattern, with the run one agreement is worth,
-     * where a family waits not longer than the run that started, unless a plan ran at the
-     * site on this communicator (site_run); a new pattern
-     * whose run started by its site, with the run its times make worth an agreement, and
-     * where a family waits for the budget not longer than the run that started (which the
-     * budget bounds), unless a plan ran at the site on this communicator (on 16 emulated hosts
-     * a drifting MoE routing of 64 KiB per rank, where plans never ran, paid two allreduces at
-     * each fresh communicator's second call and one at its third before that run; a drifting
-     * sample sort of 1 MiB per rank, where plans win, ran them on 12 % of its calls instead of
-     * 36 % where a communicator that waited after its plans ran was remembered); not a call
-     * decided by the memory of plans that lost (lost.h), whose span bounds how long it stands */
+     * (settled.h), the same call again by its pattern, a new pattern whose run started by its
+     * site, with site_run's run; not a call decided by the memory of plans that lost (lost.h),
+     * whose span bounds how long it stands. Where a family waits for the budget too (on 16
+     * emulated hosts a drifting MoE routing of 64 KiB per rank, where plans never ran, paid two
+     * allreduces at each fresh communicator's second call and one at its third before that run;
+     * fresh communicators of an FFT transpose of 64 KiB per rank, where `direct` waits, two at
+     * the second call, 2 - 5 ms against calls of 3 ms), but not after a plan ran at the site (a
+     * drifting sample sort of 1 MiB per rank, where plans win, ran them on 12 % of its calls
+     * instead of 36 % where a communicator that waited after its plans ran was remembered). */
     int remember = started && fc->settled && !fc->on_node && !fc->exploring && !c->lost;
-    /* the same call where a family waits, as a drifting site (site_run): on 16 emulated hosts
-     * fresh communicators of an FFT transpose of 64 KiB per rank, where `direct` waits for the
-     * budget, each paid two allreduces at the second call, 2 - 5 ms against calls of 3 ms */
     uint64_t call_run = fc->waiting ? site_run(c->site, 1, worth, started) : floor_len;
     if (remember && c->again && call_run)
         shim_settled_note(shim_g.world, rec, c->site, c->pattern, call_run);
