@@ -315,6 +315,12 @@ typedef struct bench_row {
                    counted; drifting: every call differs); with --runs, summed */
     double run_ratio_steady; /* run_ratio_native with each such call, this row's and native's,
                                 counted at native's median (NAN: not counted) */
+    /* the whole run's calls that ran a plan (not MPI's own algorithm; -1: not counted, as on
+     * native's row); the seconds native's calls of the same rounds took more than they (the
+     * plans' saving), the same of the calls that ran MPI's algorithm, and native's
+     * run_total_s; with --runs, each summed */
+    int plan_calls;
+    double run_plan_saved_s, run_mpi_saved_s, run_native_s;
 } bench_row;
 
 /* By default (--stall), a call of MPI's own algorithm more than BENCH_STALL times native's
@@ -352,6 +358,9 @@ typedef struct bench_run_ratio {
     double ratio; /* auto's run_total_s over native's */
     double steady; /* the same with MPI's stalls counted at native's median (run_ratio_steady) */
     int stalls, native_stalls; /* auto's and native's (-1: not counted) */
+    int plan_calls;            /* auto's calls that ran a plan, over the runs (-1: none counted) */
+    double plan_saving, mpi_saving; /* over the runs, pooled: the plans' saving and that of auto's
+                                       calls of MPI's algorithm, each over native's time */
     double pmpi;  /* pmpi's (MPI's own call under another name: the row's noise); NAN if not run */
     int calls;
     int runs;                      /* the ratio is the median of this many runs' */

@@ -89,8 +89,15 @@ int bench_merge_runs(const bench_row *runs, int nruns, int n, bench_row *rows)
             const bench_row *r = &runs[(size_t)j * n + k];
             ran_union(out->ran, sizeof out->ran, r->ran);
             out->checked += r->checked;
-            if (j > 0)
+            if (j > 0) {
                 out->stalls = out->stalls < 0 || r->stalls < 0 ? -1 : out->stalls + r->stalls;
+                out->plan_calls = out->plan_calls < 0 || r->plan_calls < 0
+                                      ? -1
+                                      : out->plan_calls + r->plan_calls;
+                out->run_plan_saved_s += r->run_plan_saved_s;
+                out->run_mpi_saved_s += r->run_mpi_saved_s;
+                out->run_native_s += r->run_native_s;
+            }
         }
         for (size_t f = 0; f < sizeof median_fields / sizeof *median_fields; f++) {
             for (int j = 0; j < nruns; j++)

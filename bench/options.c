@@ -141,7 +141,11 @@ static void usage(FILE *out)
             "patterns: bounds are medians over the timed calls and the bound ratios medians of\n"
             "each call's time over its own bound. The end of the run prints the CPU use of the\n"
             "whole run and auto against native over the whole run per pattern and size (with\n"
-            "MPI's stalls and without).\n"
+            "MPI's stalls and without), and auto's saving split by what its calls ran, pooled\n"
+            "over the runs: \"plans on N of M calls saving X %%, MPI's calls Y %%\" (JSON\n"
+            "plan_calls, plan_saving, mpi_saving): per round, native's call less auto's, over\n"
+            "native's whole time, summed over auto's calls that ran a plan (X) and over those\n"
+            "that ran MPI's own algorithm (Y: MPI against itself, the network's share).\n"
             "\n"
             "Exit status: 0; 1 if a result differed from PMPI's or the run failed; 2 for a\n"
             "usage error.\n");

@@ -116,6 +116,27 @@ static int ran_mpi(int ran)
     return !strcmp(name, "native") || !strcmp(name, "pmpi") || !strcmp(name, "mpi");
 }
 
+/* Slot k's whole run against native's (slot native, whose row is nrow), round by round, into
+ * row: its calls that ran a plan, the seconds native's calls of those rounds took more, the
+ * same of its calls that ran MPI's own algorithm, and native's total. */
+static void split_saving(const bench_log *l, int k, int native, const bench_row *nrow,
+                         bench_row *row)
+{
+    row->plan_calls = 0;
+    row->run_plan_saved_s = row->run_mpi_saved_s = 0;
+    row->run_native_s = nrow->run_total_s;
+    for (int r = 0; r < l->rounds; r++) {
+        size_t i = (size_t)r * l->nslots;
+        double saved = l->t[i + native] - l->t[i + k];
+        if (ran_mpi(l->ran[i + k])) {
+            row->run_mpi_saved_s += saved;
+        } else {
+            row->plan_calls++;
+            row->run_plan_saved_s += saved;
+        }
+    }
+}
+
 /* The stalls of slot k's whole run into row, and the time of its calls with each stall
  * counted at its reference (the return value): by o's --stall rule against `ref` per call
  * (fixed patterns: native's median) or, where `per_byte` is finite (drifting patterns),
@@ -161,7 +182,8 @@ int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
         row->run_ratio_native_lo = row->run_ratio_native_hi = row->run_ratio_steady = NAN;
         row->run_ratio_ci_lo = row->run_ratio_ci_hi = NAN;
         row->run_ratio_ci_level = 0;
-        row->stalls = -1;
+        row->stalls = row->plan_calls = -1;
+        row->run_plan_saved_s = row->run_mpi_saved_s = row->run_native_s = NAN;
         row->runs = 1;
         row->checked = slots[k].checked;
         int shown = !slots[k].skipped && !slots[k].refused;
@@ -189,6 +211,8 @@ int bench_fill_rows(const bench_ctx *ctx, const char *pattern, uint64_t bytes,
             if (steady)
                 rows[k].run_ratio_steady = count_stalls(o, seq, l, k, ref, per_byte, &rows[k]) /
                                            native_steady;
+            if (k != native)
+                split_saving(l, k, native, &rows[native], &rows[k]);
         }
     free(scratch);
     return 0;

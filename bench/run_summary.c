@@ -35,18 +35,22 @@ void bench_run_ratio_add(bench_out *out, const bench_row *rows, int n)
     if (!autor || !native || !isfinite(autor->run_ratio_native) ||
         out->nruns == (int)(sizeof out->runs / sizeof *out->runs))
         return;
-    out->runs[out->nruns++] = (bench_run_ratio){.pattern = autor->pattern,
-                                                .bytes = autor->bytes_per_rank,
-                                                .ratio = autor->run_ratio_native,
-                                                .pmpi = pmpi ? pmpi->run_ratio_native : NAN,
-                                                .steady = autor->run_ratio_steady,
-                                                .stalls = autor->stalls,
-                                                .native_stalls = native->stalls,
-                                                .calls = autor->run_calls,
-                                                .runs = autor->runs,
-                                                .ci_lo = autor->run_ratio_ci_lo,
-                                                .ci_hi = autor->run_ratio_ci_hi,
-                                                .ci_level = autor->run_ratio_ci_level};
+    out->runs[out->nruns++] =
+        (bench_run_ratio){.pattern = autor->pattern,
+                          .bytes = autor->bytes_per_rank,
+                          .ratio = autor->run_ratio_native,
+                          .pmpi = pmpi ? pmpi->run_ratio_native : NAN,
+                          .steady = autor->run_ratio_steady,
+                          .stalls = autor->stalls,
+                          .native_stalls = native->stalls,
+                          .plan_calls = autor->plan_calls,
+                          .plan_saving = autor->run_plan_saved_s / autor->run_native_s,
+                          .mpi_saving = autor->run_mpi_saved_s / autor->run_native_s,
+                          .calls = autor->run_calls,
+                          .runs = autor->runs,
+                          .ci_lo = autor->run_ratio_ci_lo,
+                          .ci_hi = autor->run_ratio_ci_hi,
+                          .ci_level = autor->run_ratio_ci_level};
 }
 
 /* How many of out->runs have an interval, and of those how many lie within 5 % (*shown_within)
@@ -119,6 +123,10 @@ void bench_run_ratio_print(const bench_out *out)
         if (isfinite(out->runs[k].steady))
             printf("; MPI's stalls: auto %d, native %d; without them %.3f", out->runs[k].stalls,
                    out->runs[k].native_stalls, out->runs[k].steady);
+        if (out->runs[k].plan_calls >= 0 && isfinite(out->runs[k].plan_saving))
+            printf("; plans on %d of %d calls saving %.1f %%, MPI's calls %.1f %%",
+                   out->runs[k].plan_calls, out->runs[k].calls * out->runs[k].runs,
+                   100 * out->runs[k].plan_saving, 100 * out->runs[k].mpi_saving);
         if (out->runs[k].ci_level > 0)
             printf("; median of %d runs, %.0f %% interval %.3f - %.3f", out->runs[k].runs,
                    100 * out->runs[k].ci_level, out->runs[k].ci_lo, out->runs[k].ci_hi);
@@ -127,6 +135,10 @@ void bench_run_ratio_print(const bench_out *out)
     if (noise)
         printf("#   (pmpi: MPI's own call under another name against native, the same call: how "
                "far it is from 1.000 the network moves a ratio by itself)\n");
+    printf("#   (plans on N of M calls saving X %%, MPI's calls Y %%: over all runs, auto's calls "
+           "that ran a plan, and the time native's calls of the same rounds took more than "
+           "auto's, over native's whole time, for those calls and for auto's calls of MPI's own "
+           "algorithm: X + Y is auto's saving; Y is MPI against itself)\n");
     if (steady)
         printf("#   (MPI's stalls: calls of MPI's own algorithm over %g x native's median and "
                "%g ms over it (drifting patterns: native's median per bound byte times the "
@@ -165,6 +177,9 @@ void bench_run_ratio_json(const bench_out *out, FILE *f)
         if (isfinite(out->runs[k].steady))
             fprintf(f, "\"steady_ratio\": %.9g, \"stalls\": %d, \"native_stalls\": %d, ",
                     out->runs[k].steady, out->runs[k].stalls, out->runs[k].native_stalls);
+        if (out->runs[k].plan_calls >= 0 && isfinite(out->runs[k].plan_saving))
+            fprintf(f, "\"plan_calls\": %d, \"plan_saving\": %.9g, \"mpi_saving\": %.9g, ",
+                    out->runs[k].plan_calls, out->runs[k].plan_saving, out->runs[k].mpi_saving);
         fprintf(f, "\"calls\": %d, \"runs\": %d", out->runs[k].calls, out->runs[k].runs);
         if (out->runs[k].ci_level > 0)
             fprintf(f, ", \"ci_lo\": %.9g, \"ci_hi\": %.9g, \"ci_level\": %.9g", out->runs[k].ci_lo,

@@ -243,7 +243,33 @@ for r in rows:
     assert abs(float(r["run_ratio_steady"]) - want) <= 1e-5 * want, (r, want)
 assert total_stalls > drift_stalls > 0, "no call over 1.2 x its reference: a rule not exercised"
 EOF
-grep -q "^#   uniform  *1024 bytes per rank: [0-9.]* over 6 calls (pmpi [0-9.]*); MPI's stalls: auto [0-9]*, native [0-9]*; without them [0-9.]*" "$HR_TMP/runs" &&
+# auto's saving split by what its calls ran, pooled over the runs: its calls that ran a plan
+# and the seconds native's calls of the same rounds took more than they, the same of its calls
+# of MPI's own algorithm, each over native's whole time; the two add up to auto's saving
+python3 - "$json" "$calls" <<'EOF' || hr_fail "--runs 3: wrong split of auto's saving"
+import csv, json, sys
+d = json.load(open(sys.argv[1]))
+lines = list(csv.DictReader(open(sys.argv[2])))
+pairs = d["summary"]["auto_vs_native_run"]["pairs"]
+assert len(pairs) == 2, pairs
+for x in pairs:
+    t = {(c["algorithm"], c["run"], c["round"]): c for c in lines if c["pattern"] == x["pattern"]}
+    plans, saved, total, native = 0, [0.0, 0.0], 0.0, 0.0
+    for (a, j, k), c in t.items():
+        if a != "auto":
+            continue
+        n = float(t[("native", j, k)]["seconds"])
+        mpi = c["ran"] in ("native", "pmpi", "mpi")
+        plans += not mpi
+        saved[mpi] += n - float(c["seconds"])
+        total += float(c["seconds"])
+        native += n
+    assert x["plan_calls"] == plans, (x, plans)
+    assert abs(x["plan_saving"] - saved[0] / native) <= 1e-6, (x, saved, native)
+    assert abs(x["mpi_saving"] - saved[1] / native) <= 1e-6, (x, saved, native)
+    assert abs(x["plan_saving"] + x["mpi_saving"] - (1 - total / native)) <= 1e-6, x
+EOF
+grep -q "^#   uniform  *1024 bytes per rank: [0-9.]* over 6 calls (pmpi [0-9.]*); MPI's stalls: auto [0-9]*, native [0-9]*; without them [0-9.]*; plans on [0-9]* of 18 calls saving -*[0-9.]* %, MPI's calls -*[0-9.]* %" "$HR_TMP/runs" &&
     grep -q "^#   (MPI's stalls: calls of MPI's own algorithm over 1.2 x native's median and 0 ms over it" "$HR_TMP/runs" ||
     hr_fail "--runs 3: the whole-run summary does not give the ratio without MPI's stalls"
 grep -q "^#   drift-samplesort  *1024 bytes per rank: .*; MPI's stalls: auto [0-9]*, native [0-9]*; without them [0-9.]*" "$HR_TMP/runs" ||
