@@ -112,7 +112,7 @@ void bench_run_ratio_print(const bench_out *out)
     }
     printf("# auto / native over the whole run (every call from the first, exploration "
            "included):\n");
-    int noise = 0;
+    int noise = 0, split = 0;
     for (int k = 0; k < out->nruns; k++) {
         printf("#   %-16s %10llu bytes per rank: %.3f over %d calls", out->runs[k].pattern,
                (unsigned long long)out->runs[k].bytes, out->runs[k].ratio, out->runs[k].calls);
@@ -123,10 +123,12 @@ void bench_run_ratio_print(const bench_out *out)
         if (isfinite(out->runs[k].steady))
             printf("; MPI's stalls: auto %d, native %d; without them %.3f", out->runs[k].stalls,
                    out->runs[k].native_stalls, out->runs[k].steady);
-        if (out->runs[k].plan_calls >= 0 && isfinite(out->runs[k].plan_saving))
+        if (out->runs[k].plan_calls >= 0 && isfinite(out->runs[k].plan_saving)) {
+            split = 1;
             printf("; plans on %d of %d calls saving %.1f %%, MPI's calls %.1f %%",
                    out->runs[k].plan_calls, out->runs[k].calls * out->runs[k].runs,
                    100 * out->runs[k].plan_saving, 100 * out->runs[k].mpi_saving);
+        }
         if (out->runs[k].ci_level > 0)
             printf("; median of %d runs, %.0f %% interval %.3f - %.3f", out->runs[k].runs,
                    100 * out->runs[k].ci_level, out->runs[k].ci_lo, out->runs[k].ci_hi);
@@ -135,10 +137,12 @@ void bench_run_ratio_print(const bench_out *out)
     if (noise)
         printf("#   (pmpi: MPI's own call under another name against native, the same call: how "
                "far it is from 1.000 the network moves a ratio by itself)\n");
-    printf("#   (plans on N of M calls saving X %%, MPI's calls Y %%: over all runs, auto's calls "
-           "that ran a plan, and the time native's calls of the same rounds took more than "
-           "auto's, over native's whole time, for those calls and for auto's calls of MPI's own "
-           "algorithm: X + Y is auto's saving; Y is MPI against itself)\n");
+    if (split)
+        printf(
+            "#   (plans on N of M calls saving X %%, MPI's calls Y %%: over all runs, auto's calls "
+            "that ran a plan, and the time native's calls of the same rounds took more than "
+            "auto's, over native's whole time, for those calls and for auto's calls of MPI's own "
+            "algorithm: X + Y is auto's saving; Y is MPI against itself)\n");
     if (steady)
         printf("#   (MPI's stalls: calls of MPI's own algorithm over %g x native's median and "
                "%g ms over it (drifting patterns: native's median per bound byte times the "

@@ -270,8 +270,9 @@ for x in pairs:
     assert abs(x["plan_saving"] + x["mpi_saving"] - (1 - total / native)) <= 1e-6, x
 EOF
 grep -q "^#   uniform  *1024 bytes per rank: [0-9.]* over 6 calls (pmpi [0-9.]*); MPI's stalls: auto [0-9]*, native [0-9]*; without them [0-9.]*; plans on [0-9]* of 18 calls saving -*[0-9.]* %, MPI's calls -*[0-9.]* %" "$HR_TMP/runs" &&
-    grep -q "^#   (MPI's stalls: calls of MPI's own algorithm over 1.2 x native's median and 0 ms over it" "$HR_TMP/runs" ||
-    hr_fail "--runs 3: the whole-run summary does not give the ratio without MPI's stalls"
+    grep -q "^#   (MPI's stalls: calls of MPI's own algorithm over 1.2 x native's median and 0 ms over it" "$HR_TMP/runs" &&
+    grep -q "^#   (plans on N of M calls saving X %, MPI's calls Y %: over all runs" "$HR_TMP/runs" ||
+    hr_fail "--runs 3: the whole-run summary does not give the ratio without MPI's stalls, or the split of auto's saving with its legend"
 grep -q "^#   drift-samplesort  *1024 bytes per rank: .*; MPI's stalls: auto [0-9]*, native [0-9]*; without them [0-9.]*" "$HR_TMP/runs" ||
     hr_fail "--runs 3: the whole-run summary does not give a drifting pattern's ratio without MPI's stalls"
 # scripts/bench's README of such a run, whose three runs decide no interval (no line of them)
