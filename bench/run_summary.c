@@ -94,6 +94,12 @@ static int runs_within(const bench_out *out, int steady)
     return n;
 }
 
+/* Whether run k carries auto's split saving (plans' calls and MPI's). */
+static int has_split(const bench_out *out, int k)
+{
+    return out->runs[k].plan_calls >= 0 && isfinite(out->runs[k].plan_saving);
+}
+
 /* Whether any of out->runs counted stalls. */
 static int any_steady(const bench_out *out)
 {
@@ -123,7 +129,7 @@ void bench_run_ratio_print(const bench_out *out)
         if (isfinite(out->runs[k].steady))
             printf("; MPI's stalls: auto %d, native %d; without them %.3f", out->runs[k].stalls,
                    out->runs[k].native_stalls, out->runs[k].steady);
-        if (out->runs[k].plan_calls >= 0 && isfinite(out->runs[k].plan_saving)) {
+        if (has_split(out, k)) {
             split = 1;
             printf("; plans on %d of %d calls saving %.1f %%, MPI's calls %.1f %%",
                    out->runs[k].plan_calls, out->runs[k].calls * out->runs[k].runs,
@@ -181,7 +187,7 @@ void bench_run_ratio_json(const bench_out *out, FILE *f)
         if (isfinite(out->runs[k].steady))
             fprintf(f, "\"steady_ratio\": %.9g, \"stalls\": %d, \"native_stalls\": %d, ",
                     out->runs[k].steady, out->runs[k].stalls, out->runs[k].native_stalls);
-        if (out->runs[k].plan_calls >= 0 && isfinite(out->runs[k].plan_saving))
+        if (has_split(out, k))
             fprintf(f, "\"plan_calls\": %d, \"plan_saving\": %.9g, \"mpi_saving\": %.9g, ",
                     out->runs[k].plan_calls, out->runs[k].plan_saving, out->runs[k].mpi_saving);
         fprintf(f, "\"calls\": %d, \"runs\": %d", out->runs[k].calls, out->runs[k].runs);
